@@ -1,0 +1,263 @@
+//! Contacts between body vertices and static colliders, with Coulomb friction.
+//!
+//! Each substep, every vertex's predicted position is tested against every collider
+//! near it (parry3d gives closest points and inside/outside for the primitives and the
+//! triangle mesh's BVH). A vertex closer than the contact offset plus the distance it
+//! moves this substep gets a contact: the collider's surface linearised to a plane
+//! `n·x ≥ d`. Planes are projected in every solver iteration (cheap), so elastic
+//! constraints and contacts converge together; friction is applied once per substep from
+//! the accumulated normal push, as in Macklin et al. 2014, "Unified Particle Physics for
+//! Real-Time Applications", §6.1: static friction cancels tangential motion below
+//! `μs·push`, dynamic friction removes at most `μd·push` of it.
+//!
+//! Friction coefficients combine as the average of the body's and the collider's (PhysX's
+//! default `average` combine mode).
+
+use crate::colouring::Shared;
+use crate::scene::{Collider, ColliderShape};
+use glam::{Quat, Vec3};
+use parry3d::bounding_volume::{Aabb, BoundingVolume};
+use parry3d::math::Pose;
+use parry3d::query::PointQueryWithLocation;
+use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape, TriMesh};
+use rayon::prelude::*;
+
+/// Most contacts one vertex keeps per substep (a vertex in a corner touches two shapes).
+pub const MAX_PER_VERTEX: usize = 3;
+
+/// A collider in solver form.
+pub enum StaticCollider {
+    /// Infinite plane `n·x = d`.
+    Plane {
+        /// Unit normal.
+        normal: Vec3,
+        /// Offset along the normal.
+        d: f32,
+        /// Friction of the collider's material.
+        friction: f32,
+    },
+    /// Any parry shape with a world pose and a bounding box for quick rejection.
+    Shape {
+        /// The parry shape.
+        shape: Box<dyn Shape>,
+        /// Triangle normals when the shape is a triangle mesh (sign of the distance).
+        triangle_normals: Option<Vec<Vec3>>,
+        /// World pose.
+        pose: Pose,
+        /// World bounding box.
+        aabb: Aabb,
+        /// Friction of the collider's material.
+        friction: f32,
+    },
+}
+
+/// Reason a collider could not be built.
+#[derive(Debug)]
+pub struct ColliderError(pub String);
+
+/// Converts the scene's colliders to solver form.
+pub fn build(colliders: &[Collider]) -> Result<Vec<StaticCollider>, ColliderError> {
+    colliders.iter().map(build_one).collect()
+}
+
+/// Rotation taking the parry Y axis onto `axis` (parry capsules and cylinders are
+/// Y-aligned; USD's default axis is Z).
+fn y_to(axis: Vec3) -> Quat {
+    Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y))
+}
+
+fn build_one(c: &Collider) -> Result<StaticCollider, ColliderError> {
+    let friction = c.friction;
+    let (shape, local_rot, triangle_normals): (Box<dyn Shape>, Quat, Option<Vec<Vec3>>) = match &c.shape {
+        ColliderShape::Plane { normal } => {
+            let n = (c.rotation * *normal).normalize_or(Vec3::Z);
+            return Ok(StaticCollider::Plane { normal: n, d: n.dot(c.translation), friction });
+        }
+        ColliderShape::Cuboid { half_extents } => (Box::new(Cuboid::new(*half_extents)), Quat::IDENTITY, None),
+        ColliderShape::Sphere { radius } => (Box::new(Ball::new(*radius)), Quat::IDENTITY, None),
+        ColliderShape::Capsule { radius, half_height, axis } => {
+            (Box::new(Capsule::new_y(*half_height, *radius)), y_to(*axis), None)
+        }
+        ColliderShape::Cylinder { radius, half_height, axis } => {
+            (Box::new(Cylinder::new(*half_height, *radius)), y_to(*axis), None)
+        }
+        ColliderShape::TriMesh { vertices, triangles } => {
+            let normals = triangles
+                .iter()
+                .map(|t| {
+                    let p = t.map(|i| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO));
+                    (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero()
+                })
+                .collect();
+            let mesh = TriMesh::new(vertices.clone(), triangles.clone())
+                .map_err(|e| ColliderError(format!("{}: invalid triangle mesh: {e}", c.name)))?;
+            (Box::new(mesh), Quat::IDENTITY, Some(normals))
+        }
+    };
+    let pose = Pose::from_parts(c.translation, c.rotation * local_rot);
+    let aabb = shape.compute_aabb(&pose);
+    Ok(StaticCollider::Shape { shape, triangle_normals, pose, aabb, friction })
+}
+
+/// How one vertex meets colliders: its material's friction and the distances used.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VertexContactParams {
+    /// The body material's (static, dynamic) friction.
+    pub friction: [f32; 2],
+    /// Distance kept from collider surfaces.
+    pub offset: f32,
+    /// Extra search distance: contacts are cheap to carry and only act when violated,
+    /// while a missed one lets a vertex that constraints drag sideways sink into the
+    /// collider for a substep. Tangent planes of convex shapes are separating planes, so
+    /// generous contacts never push a vertex into the shape.
+    pub pad: f32,
+}
+
+/// The contacts of one vertex in one substep.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VertexContacts {
+    /// Global vertex index.
+    pub vertex: u32,
+    /// How many of the slots below are used.
+    pub count: u8,
+    /// Contact plane normals.
+    pub normal: [Vec3; MAX_PER_VERTEX],
+    /// Contact planes: `normal·x ≥ offset`.
+    pub offset: [f32; MAX_PER_VERTEX],
+    /// Combined (static, dynamic) friction coefficients per contact.
+    pub friction: [[f32; 2]; MAX_PER_VERTEX],
+    /// Normal push accumulated this substep (position units).
+    pub push: [f32; MAX_PER_VERTEX],
+}
+
+/// Signed distance and outward normal from collider `c` at point `p`, or `None` when the
+/// point is farther than `reach` (or the normal is undefined).
+fn query(c: &StaticCollider, p: Vec3, reach: f32) -> Option<(f32, Vec3, Vec3)> {
+    match c {
+        StaticCollider::Plane { normal, d, .. } => {
+            let dist = normal.dot(p) - d;
+            (dist < reach).then(|| (dist, *normal, p - *normal * dist))
+        }
+        StaticCollider::Shape { shape, triangle_normals, pose, aabb, .. } => {
+            if !aabb.loosened(reach.max(0.0)).contains_local_point(p) {
+                return None;
+            }
+            if let Some(normals) = triangle_normals {
+                let mesh = shape.as_trimesh()?;
+                let local = pose.inverse_transform_point(p);
+                let (proj, (tri, _)) = mesh.project_local_point_and_get_location(local, false);
+                let delta = local - proj.point;
+                let dist = delta.length();
+                let face_n = normals.get(tri as usize).copied().unwrap_or(Vec3::Z);
+                let sign = if delta.dot(face_n) < 0.0 { -1.0 } else { 1.0 };
+                let n = if dist > 1e-7 { delta / dist * sign } else { face_n };
+                let signed = dist * sign;
+                return (signed < reach).then(|| (signed, pose.rotation * n, pose.transform_point(proj.point)));
+            }
+            let proj = shape.project_point(pose, p, true);
+            let delta = p - proj.point;
+            let dist = delta.length();
+            if proj.is_inside {
+                // Deep inside: the projection is the nearest boundary point.
+                let outer = shape.project_point(pose, p, false);
+                let d = outer.point - p;
+                let len = d.length();
+                if len < 1e-9 {
+                    return None;
+                }
+                Some((-len, d / len, outer.point))
+            } else if dist < reach && dist > 1e-9 {
+                Some((dist, delta / dist, proj.point))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn friction_of(c: &StaticCollider) -> f32 {
+    match c {
+        StaticCollider::Plane { friction, .. } | StaticCollider::Shape { friction, .. } => *friction,
+    }
+}
+
+/// Finds this substep's contacts for every movable vertex. `x` holds predicted positions,
+/// `x_prev` the start-of-substep ones.
+pub fn detect(
+    colliders: &[StaticCollider],
+    x: &[Vec3],
+    x_prev: &[Vec3],
+    w: &[f32],
+    params: &[VertexContactParams],
+    out: &mut Vec<VertexContacts>,
+) {
+    out.clear();
+    if colliders.is_empty() {
+        return;
+    }
+    let found = (0..x.len()).into_par_iter().with_min_len(1024).filter_map(|i| {
+        if w[i] == 0.0 {
+            return None;
+        }
+        let VertexContactParams { friction, offset, pad } = params[i];
+        let reach = offset + pad + 2.0 * (x[i] - x_prev[i]).length();
+        let mut vc = VertexContacts { vertex: i as u32, ..Default::default() };
+        for c in colliders {
+            if vc.count as usize == MAX_PER_VERTEX {
+                break;
+            }
+            if let Some((_, n, on_surface)) = query(c, x[i], reach) {
+                let k = vc.count as usize;
+                vc.normal[k] = n;
+                vc.offset[k] = n.dot(on_surface) + offset;
+                let cf = friction_of(c);
+                vc.friction[k] = [0.5 * (friction[0] + cf), 0.5 * (friction[1] + cf)];
+                vc.count += 1;
+            }
+        }
+        (vc.count > 0).then_some(vc)
+    });
+    out.par_extend(found);
+}
+
+/// Pushes every contacting vertex back onto its contact planes.
+pub fn project(contacts: &mut [VertexContacts], x: Shared<Vec3>) {
+    contacts.par_iter_mut().with_min_len(256).for_each(|vc| {
+        // SAFETY: each vertex appears in at most one `VertexContacts`.
+        let p = unsafe { x.get(vc.vertex as usize) };
+        for k in 0..vc.count as usize {
+            let c = vc.normal[k].dot(*p) - vc.offset[k];
+            if c < 0.0 {
+                *p -= vc.normal[k] * c;
+                vc.push[k] -= c;
+            }
+        }
+    });
+}
+
+/// Applies Coulomb friction to the substep's displacement of every contacting vertex.
+pub fn apply_friction(contacts: &[VertexContacts], x: Shared<Vec3>, x_prev: &[Vec3]) {
+    contacts.par_iter().with_min_len(256).for_each(|vc| {
+        let i = vc.vertex as usize;
+        // SAFETY: each vertex appears in at most one `VertexContacts`.
+        let p = unsafe { x.get(i) };
+        for k in 0..vc.count as usize {
+            if vc.push[k] <= 0.0 {
+                continue;
+            }
+            let n = vc.normal[k];
+            let d = *p - x_prev[i];
+            let tangential = d - n * n.dot(d);
+            let slip = tangential.length();
+            if slip < 1e-12 {
+                continue;
+            }
+            let [mu_s, mu_d] = vc.friction[k];
+            if slip <= mu_s * vc.push[k] {
+                *p -= tangential;
+            } else {
+                *p -= tangential * (mu_d * vc.push[k] / slip).min(1.0);
+            }
+        }
+    });
+}

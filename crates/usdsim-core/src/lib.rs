@@ -1,0 +1,29 @@
+//! usdsim's solver: a plain-data [`Scene`] of deformable bodies and static colliders,
+//! advanced in time with XPBD (Macklin et al. 2016, "XPBD: Position-Based Simulation of
+//! Compliant Constrained Dynamics") using small substeps (Macklin et al. 2019, "Small Steps
+//! in Physics Simulation").
+//!
+//! The crate knows nothing of USD and does no I/O: the `usdsim-usd` crate builds a
+//! [`Scene`], the CLI drives a [`Solver`] frame by frame and hands the states back.
+//!
+//! Layout: one file per constraint kind (`neo_hookean.rs`, `membrane.rs`, `bending.rs`,
+//! `pin.rs`), contacts with static colliders in `contact.rs`, per-vertex masses in
+//! `mass.rs`, the graph colouring that makes parallel projection deterministic in
+//! `colouring.rs`, and the time-stepping loop in `solver.rs`.
+
+mod bending;
+mod colouring;
+mod contact;
+mod error;
+pub mod grid;
+mod mass;
+mod membrane;
+mod neo_hookean;
+mod pin;
+mod scene;
+mod solver;
+mod xpbd;
+
+pub use error::SceneError;
+pub use scene::{BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene};
+pub use solver::{Settings, Solver, SolverStats};

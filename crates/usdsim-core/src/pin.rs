@@ -1,0 +1,44 @@
+//! Pins: body vertices held at world-space targets (attachments to static xformables).
+//!
+//! A hard pin (`stiffness = inf`) removes the vertex from the dynamics: its inverse mass
+//! is zero and it sits exactly on its target. A soft pin is a zero-rest-length XPBD
+//! spring to the target with compliance `1/k` and damping `c`, in stage units.
+
+use crate::xpbd::Step;
+use glam::Vec3;
+
+/// A soft pin in solver form.
+#[derive(Clone, Copy, Debug)]
+pub struct SoftPin {
+    /// Global vertex index.
+    pub vertex: u32,
+    /// Target position, world space.
+    pub target: Vec3,
+    /// Compliance `1 / stiffness`.
+    pub compliance: f32,
+    /// Damping as a Rayleigh time constant `c / k`, seconds.
+    pub damping: f32,
+}
+
+impl SoftPin {
+    /// Projects the spring; pins are few, so they run sequentially after the elements.
+    pub fn project(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+        let i = self.vertex as usize;
+        let wi = w[i];
+        if wi == 0.0 {
+            return;
+        }
+        let d = x[i] - self.target;
+        let c = d.length();
+        if c < 1e-12 {
+            return;
+        }
+        let n = d / c;
+        let alpha = self.compliance * step.inv_dt2;
+        let gamma = self.damping / step.dt;
+        let rate = n.dot(x[i] - x_prev[i]);
+        let d_lambda = (-c - alpha * *lambda - gamma * rate) / ((1.0 + gamma) * wi + alpha);
+        *lambda += d_lambda;
+        x[i] += n * (wi * d_lambda);
+    }
+}

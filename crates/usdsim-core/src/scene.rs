@@ -1,0 +1,169 @@
+//! The plain-data simulation model: what the importer builds and the solver consumes.
+//!
+//! Everything here is in **world space** and **stage units** (distance and mass units of
+//! the USD stage, seconds for time). The solver never sees a USD type; the USD crate fills
+//! these structs and reads results back through [`crate::Solver`].
+
+use glam::{Quat, Vec3};
+
+/// A whole simulation: bodies, static colliders, pins and global settings.
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    /// Gravitational acceleration in stage units per second squared.
+    pub gravity: Vec3,
+    /// Deformable bodies, in a stable order (the importer's traversal order).
+    pub bodies: Vec<Body>,
+    /// Static (immovable) collision shapes.
+    pub colliders: Vec<Collider>,
+    /// Vertices held at a world-space target (attachments to static xformables).
+    pub pins: Vec<Pin>,
+}
+
+/// Whether a body is a tetrahedral volume or a triangle surface (cloth, shell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// `TetMesh` with the volume simulation API.
+    Volume,
+    /// Triangle `Mesh` with the surface simulation API.
+    Surface,
+}
+
+/// How dihedral rest angles that are not listed explicitly are chosen (schema:
+/// `restBendAnglesDefault`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BendDefault {
+    /// Rest angle zero: the surface wants to be flat (`flatDefault`).
+    #[default]
+    Flat,
+    /// Rest angle taken from the rest shape's triangle normals (`restShapeDefault`).
+    RestShape,
+}
+
+/// One deformable body.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// A name for messages (the importer uses the simulation mesh's prim path).
+    pub name: String,
+    /// Volume or surface.
+    pub kind: BodyKind,
+    /// Initial vertex positions, world space.
+    pub positions: Vec<Vec3>,
+    /// Initial vertex velocities, world space (same length as `positions`).
+    pub velocities: Vec<Vec3>,
+    /// Simulation tetrahedra (volume bodies only).
+    pub tets: Vec<[u32; 4]>,
+    /// Simulation triangles (surface bodies only).
+    pub triangles: Vec<[u32; 3]>,
+    /// Rest-shape points, world space. May differ in count and topology from `positions`
+    /// (the schema's `restShapePoints`); element `i`'s rest shape is
+    /// `rest_points[rest_elements[i][k]]`.
+    pub rest_points: Vec<Vec3>,
+    /// Per-element rest-shape indices into `rest_points`: one entry per tet (all four used)
+    /// or per triangle (first three used; the fourth is ignored). Same length as `tets`
+    /// or `triangles`.
+    pub rest_elements: Vec<[u32; 4]>,
+    /// Default dihedral rest angle rule (surface bodies).
+    pub bend_default: BendDefault,
+    /// Explicit dihedral rest angles: pair of adjacent triangle indices and the angle in
+    /// radians (schema: `restAdjTriPairs` + `restBendAngles`, converted from degrees).
+    pub bend_overrides: Vec<([u32; 2], f32)>,
+    /// Physical material.
+    pub material: Material,
+    /// Total mass override in stage mass units (`omniphysics:mass` > 0), or `None` to
+    /// derive mass from density and rest volume.
+    pub mass_override: Option<f32>,
+}
+
+/// Material parameters in stage units (already converted from SI defaults where the
+/// asset left them unauthored).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Young's modulus, mass / (distance · s²).
+    pub youngs_modulus: f32,
+    /// Poisson's ratio, in [0, 0.5).
+    pub poissons_ratio: f32,
+    /// Density, mass / distance³.
+    pub density: f32,
+    /// Shell thickness (surface bodies), distance.
+    pub thickness: f32,
+    /// Membrane stretch stiffness (mass / s²); 0 means the thin-plate value E·h/(1−ν²).
+    pub stretch_stiffness: f32,
+    /// Membrane shear stiffness (mass / s²); 0 means the thin-plate value G·h.
+    pub shear_stiffness: f32,
+    /// Bending stiffness (mass · distance² / s²); 0 means the thin-plate value
+    /// E·h³/(12(1−ν²)).
+    pub bend_stiffness: f32,
+    /// Coulomb dynamic friction coefficient against colliders.
+    pub dynamic_friction: f32,
+    /// Coulomb static friction coefficient against colliders.
+    pub static_friction: f32,
+    /// Stiffness-proportional (Rayleigh) damping time, seconds: PhysX's
+    /// `elasticityDamping`. 0 disables it.
+    pub damping: f32,
+}
+
+impl Material {
+    /// Thin-plate membrane and bending stiffnesses `(stretch, shear, bend)`, with authored
+    /// (non-zero) values taking precedence (DESIGN.md, shell stiffness fallback).
+    pub fn shell_stiffness(&self) -> (f32, f32, f32) {
+        let e = self.youngs_modulus;
+        let nu = self.poissons_ratio;
+        let h = self.thickness;
+        let pick = |authored: f32, derived: f32| if authored > 0.0 { authored } else { derived };
+        (
+            pick(self.stretch_stiffness, e * h / (1.0 - nu * nu)),
+            pick(self.shear_stiffness, e * h / (2.0 * (1.0 + nu))),
+            pick(self.bend_stiffness, e * h * h * h / (12.0 * (1.0 - nu * nu))),
+        )
+    }
+}
+
+/// The shape of a static collider, in its own frame (see [`Collider::rotation`]).
+#[derive(Clone, Debug)]
+pub enum ColliderShape {
+    /// Infinite plane through the origin with the given unit normal (USD `Plane` is
+    /// treated as infinite by physics engines; its `axis` gives the normal).
+    Plane { normal: Vec3 },
+    /// Box centred at the origin.
+    Cuboid { half_extents: Vec3 },
+    /// Sphere centred at the origin.
+    Sphere { radius: f32 },
+    /// Capsule along the local `axis` (unit vector): a segment of half length
+    /// `half_height` swept by `radius`.
+    Capsule { radius: f32, half_height: f32, axis: Vec3 },
+    /// Solid cylinder along the local `axis` (unit vector).
+    Cylinder { radius: f32, half_height: f32, axis: Vec3 },
+    /// Triangle mesh. Vertices are already in world space: use an identity pose.
+    TriMesh { vertices: Vec<Vec3>, triangles: Vec<[u32; 3]> },
+}
+
+/// A static collision shape placed in the world.
+#[derive(Clone, Debug)]
+pub struct Collider {
+    /// A name for messages (the importer uses the prim path).
+    pub name: String,
+    /// The shape, with any scale from the transform hierarchy already baked in.
+    pub shape: ColliderShape,
+    /// World position of the shape's origin.
+    pub translation: Vec3,
+    /// World orientation of the shape.
+    pub rotation: Quat,
+    /// Coulomb friction coefficient of the collider's own material (combined with the
+    /// body's as the geometric mean... see `contact.rs`).
+    pub friction: f32,
+}
+
+/// A body vertex held at a world-space target (an attachment to a static xformable).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pin {
+    /// Index into [`Scene::bodies`].
+    pub body: usize,
+    /// Vertex index within that body.
+    pub vertex: u32,
+    /// Target position, world space.
+    pub target: Vec3,
+    /// Spring stiffness (mass / s²); `f32::INFINITY` is a hard constraint.
+    pub stiffness: f32,
+    /// Spring damping (mass / s); ignored for hard pins.
+    pub damping: f32,
+}

@@ -1,0 +1,508 @@
+//! The time-stepping loop: XPBD with substeps (Macklin et al. 2019, "Small Steps in
+//! Physics Simulation").
+//!
+//! All bodies share one set of global vertex arrays; each body owns a contiguous range.
+//! Per substep: integrate gravity and predict positions, find contacts, run
+//! `iterations` passes over the coloured constraints (tets, membranes, hinges), pins and
+//! contact planes, apply friction, and derive velocities from the displacement.
+//! Nothing allocates in the loop except the contact list's occasional growth.
+
+use crate::bending::{self, Hinge};
+use crate::colouring::{self, Colouring, Shared};
+use crate::contact::{self, StaticCollider, VertexContactParams, VertexContacts};
+use crate::error::SceneError;
+use crate::mass;
+use crate::membrane::Membrane;
+use crate::neo_hookean::Tet;
+use crate::pin::SoftPin;
+use crate::scene::{BendDefault, Body, BodyKind, Scene};
+use crate::xpbd::Step;
+use glam::Vec3;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Time-stepping settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Substeps per frame.
+    pub substeps: u32,
+    /// Constraint iterations per substep.
+    pub iterations: u32,
+    /// Frame length in seconds (`1 / timeCodesPerSecond`).
+    pub frame_dt: f32,
+    /// Distance (stage units) every vertex keeps from collider surfaces, on top of half a
+    /// surface body's thickness.
+    pub contact_offset: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { substeps: 10, iterations: 10, frame_dt: 1.0 / 24.0, contact_offset: 0.0 }
+    }
+}
+
+/// Sizes of the simulated problem, for summaries and throughput figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolverStats {
+    /// Number of bodies.
+    pub bodies: usize,
+    /// Total vertices.
+    pub vertices: usize,
+    /// Tetrahedra.
+    pub tets: usize,
+    /// Membrane triangles.
+    pub triangles: usize,
+    /// Bending hinges.
+    pub hinges: usize,
+    /// Constraint projections per frame (each tet and triangle counts two, each hinge and
+    /// soft pin one), excluding contacts.
+    pub projections_per_frame: u64,
+}
+
+/// A scene being simulated.
+pub struct Solver {
+    settings: Settings,
+    gravity: Vec3,
+    x: Vec<Vec3>,
+    x_prev: Vec<Vec3>,
+    v: Vec<Vec3>,
+    w: Vec<f32>,
+    mass: Vec<f32>,
+    /// Per-vertex friction and contact distances.
+    contact_params: Vec<VertexContactParams>,
+    bodies: Vec<Range<usize>>,
+    tets: Vec<Tet>,
+    tet_colours: Colouring,
+    tet_lambda: Vec<[f32; 2]>,
+    membranes: Vec<Membrane>,
+    membrane_colours: Colouring,
+    membrane_lambda: Vec<[f32; 2]>,
+    hinges: Vec<Hinge>,
+    hinge_colours: Colouring,
+    hinge_lambda: Vec<f32>,
+    soft_pins: Vec<SoftPin>,
+    pin_lambda: Vec<f32>,
+    colliders: Vec<StaticCollider>,
+    contacts: Vec<VertexContacts>,
+    frames: u64,
+}
+
+fn check_finite(body: &Body, what: &'static str, values: &[Vec3]) -> Result<(), SceneError> {
+    if values.iter().all(|p| p.is_finite()) {
+        Ok(())
+    } else {
+        Err(SceneError::NonFinite { body: body.name.clone(), what })
+    }
+}
+
+fn check_indices<const N: usize>(
+    body: &Body,
+    what: &'static str,
+    elements: &[[u32; N]],
+    used: usize,
+    len: usize,
+) -> Result<(), SceneError> {
+    for e in elements {
+        for &i in &e[..used] {
+            if i as usize >= len {
+                return Err(SceneError::IndexOutOfRange { body: body.name.clone(), what, index: i as u64, len });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks everything the solver indexes or divides by, so building never panics.
+fn validate(body: &Body) -> Result<(), SceneError> {
+    let n = body.positions.len();
+    if body.velocities.len() != n {
+        return Err(SceneError::LengthMismatch {
+            body: body.name.clone(),
+            what: "velocities",
+            expected: n,
+            found: body.velocities.len(),
+        });
+    }
+    check_finite(body, "positions", &body.positions)?;
+    check_finite(body, "velocities", &body.velocities)?;
+    check_finite(body, "rest points", &body.rest_points)?;
+    let elements = match body.kind {
+        BodyKind::Volume => {
+            check_indices(body, "tet vertex", &body.tets, 4, n)?;
+            body.tets.len()
+        }
+        BodyKind::Surface => {
+            check_indices(body, "triangle vertex", &body.triangles, 3, n)?;
+            body.triangles.len()
+        }
+    };
+    if body.rest_elements.len() != elements {
+        return Err(SceneError::LengthMismatch {
+            body: body.name.clone(),
+            what: "rest elements",
+            expected: elements,
+            found: body.rest_elements.len(),
+        });
+    }
+    let used = if body.kind == BodyKind::Volume { 4 } else { 3 };
+    check_indices(body, "rest point", &body.rest_elements, used, body.rest_points.len())?;
+    let m = &body.material;
+    let invalid = |what: &'static str, value: f32, expected: &'static str| {
+        Err(SceneError::InvalidValue { body: body.name.clone(), what, value, expected })
+    };
+    if !(m.youngs_modulus > 0.0 && m.youngs_modulus.is_finite()) {
+        return invalid("youngsModulus", m.youngs_modulus, "a finite value > 0");
+    }
+    if !(0.0..0.5).contains(&m.poissons_ratio) {
+        return invalid("poissonsRatio", m.poissons_ratio, "a value in [0, 0.5)");
+    }
+    if !(m.density > 0.0 && m.density.is_finite()) {
+        return invalid("density", m.density, "a finite value > 0");
+    }
+    if body.kind == BodyKind::Surface && !(m.thickness > 0.0 && m.thickness.is_finite()) {
+        return invalid("surfaceThickness", m.thickness, "a finite value > 0");
+    }
+    if !(m.damping >= 0.0 && m.damping.is_finite()) {
+        return invalid("damping", m.damping, "a finite value >= 0");
+    }
+    Ok(())
+}
+
+impl Solver {
+    /// Builds the solver: validates the scene, computes masses and rest data, colours the
+    /// constraints. Fails with a [`SceneError`] naming the body and the problem.
+    pub fn new(scene: Scene, settings: Settings) -> Result<Self, SceneError> {
+        let bad_setting = |what: &'static str, value: f32, expected: &'static str| SceneError::InvalidValue {
+            body: "settings".into(),
+            what,
+            value,
+            expected,
+        };
+        if settings.substeps == 0 {
+            return Err(bad_setting("substeps", 0.0, "at least 1"));
+        }
+        if settings.iterations == 0 {
+            return Err(bad_setting("iterations", 0.0, "at least 1"));
+        }
+        if !(settings.frame_dt > 0.0 && settings.frame_dt.is_finite()) {
+            return Err(bad_setting("frame duration", settings.frame_dt, "a finite value > 0"));
+        }
+        if !scene.gravity.is_finite() {
+            return Err(SceneError::NonFinite { body: "scene".into(), what: "gravity" });
+        }
+        let mut x = Vec::new();
+        let mut v = Vec::new();
+        let mut m = Vec::new();
+        let mut contact_params = Vec::new();
+        let mut ranges = Vec::new();
+        let mut tets = Vec::new();
+        let mut membranes = Vec::new();
+        let mut hinges = Vec::new();
+        for body in &scene.bodies {
+            validate(body)?;
+            let base = x.len();
+            let n = body.positions.len();
+            x.extend_from_slice(&body.positions);
+            v.extend_from_slice(&body.velocities);
+            m.extend(mass::vertex_masses(body));
+            let mat = body.material;
+            let half_thickness = if body.kind == BodyKind::Surface { 0.5 * mat.thickness } else { 0.0 };
+            let params = VertexContactParams {
+                friction: [mat.static_friction, mat.dynamic_friction],
+                offset: settings.contact_offset + half_thickness,
+                pad: 0.5 * mean_edge(body),
+            };
+            contact_params.extend(std::iter::repeat_n(params, n));
+            ranges.push(base..base + n);
+            let global = |i: u32| i + base as u32;
+            let rest = |e: &[u32; 4], k: usize| body.rest_points[e[k] as usize];
+            match body.kind {
+                BodyKind::Volume => {
+                    for (i, (tet, re)) in body.tets.iter().zip(&body.rest_elements).enumerate() {
+                        let r = [rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)];
+                        let t = Tet::new(tet.map(global), r, mat.youngs_modulus, mat.poissons_ratio, mat.damping)
+                            .ok_or_else(|| SceneError::DegenerateElement {
+                                body: body.name.clone(),
+                                what: "tetrahedron",
+                                element: i,
+                                measure: crate::neo_hookean::signed_volume(r),
+                            })?;
+                        tets.push(t);
+                    }
+                }
+                BodyKind::Surface => {
+                    let (stretch, shear, bend) = mat.shell_stiffness();
+                    let rest_tri = |t: usize| {
+                        let re = &body.rest_elements[t];
+                        [rest(re, 0), rest(re, 1), rest(re, 2)]
+                    };
+                    for (i, tri) in body.triangles.iter().enumerate() {
+                        let r = rest_tri(i);
+                        let t = Membrane::new(tri.map(global), r, stretch, shear, mat.damping).ok_or_else(|| {
+                            SceneError::DegenerateElement {
+                                body: body.name.clone(),
+                                what: "triangle",
+                                element: i,
+                                measure: 0.5 * (r[1] - r[0]).cross(r[2] - r[0]).length(),
+                            }
+                        })?;
+                        membranes.push(t);
+                    }
+                    for h in bending::hinges(&body.triangles) {
+                        let [t1, t2] = h.triangles.map(|t| t as usize);
+                        let (r1, r2) = (rest_tri(t1), rest_tri(t2));
+                        let explicit = body.bend_overrides.iter().find(|(pair, _)| {
+                            (pair[0] as usize, pair[1] as usize) == (t1, t2)
+                                || (pair[0] as usize, pair[1] as usize) == (t2, t1)
+                        });
+                        let rest_angle = match (explicit, body.bend_default) {
+                            (Some(&(pair, angle)), _) => {
+                                // An override listed as (second, first) describes the same
+                                // fold seen from the other triangle: same sign.
+                                let _ = pair;
+                                angle
+                            }
+                            (None, BendDefault::Flat) => 0.0,
+                            (None, BendDefault::RestShape) => {
+                                let k = body.triangles[t1].iter().position(|&q| q == h.v[0]).unwrap_or(0);
+                                bending::angle_between(r1, r2, (r1[k], r1[(k + 1) % 3]))
+                            }
+                        };
+                        let edge = r1[0].distance(r1[1]).max(r1[1].distance(r1[2])).max(r1[2].distance(r1[0]));
+                        let k_edge = {
+                            let k = body.triangles[t1].iter().position(|&q| q == h.v[0]).unwrap_or(0);
+                            r1[k].distance(r1[(k + 1) % 3])
+                        };
+                        let _ = edge;
+                        let area = 0.5 * (r1[1] - r1[0]).cross(r1[2] - r1[0]).length()
+                            + 0.5 * (r2[1] - r2[0]).cross(r2[2] - r2[0]).length();
+                        let k_hinge = bend * 3.0 * k_edge * k_edge / area.max(f32::MIN_POSITIVE);
+                        if k_hinge > 0.0 && k_hinge.is_finite() {
+                            hinges.push(Hinge {
+                                v: h.v.map(global),
+                                rest_angle,
+                                compliance: 1.0 / k_hinge,
+                                damping: mat.damping,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let mut w: Vec<f32> = m.iter().map(|&mi| 1.0 / mi).collect();
+        let mut soft_pins = Vec::new();
+        for (k, pin) in scene.pins.iter().enumerate() {
+            let Some(range) = ranges.get(pin.body) else {
+                return Err(SceneError::IndexOutOfRange {
+                    body: format!("pin {k}"),
+                    what: "body",
+                    index: pin.body as u64,
+                    len: ranges.len(),
+                });
+            };
+            let name = &scene.bodies[pin.body].name;
+            if pin.vertex as usize >= range.len() {
+                return Err(SceneError::IndexOutOfRange {
+                    body: name.clone(),
+                    what: "pinned vertex",
+                    index: pin.vertex as u64,
+                    len: range.len(),
+                });
+            }
+            if !pin.target.is_finite() {
+                return Err(SceneError::NonFinite { body: name.clone(), what: "pin target" });
+            }
+            let i = range.start + pin.vertex as usize;
+            if pin.stiffness.is_infinite() && pin.stiffness > 0.0 {
+                w[i] = 0.0;
+                x[i] = pin.target;
+                v[i] = Vec3::ZERO;
+            } else if pin.stiffness > 0.0 {
+                soft_pins.push(SoftPin {
+                    vertex: i as u32,
+                    target: pin.target,
+                    compliance: 1.0 / pin.stiffness,
+                    damping: (pin.damping / pin.stiffness).max(0.0),
+                });
+            } else {
+                return Err(SceneError::InvalidValue {
+                    body: name.clone(),
+                    what: "attachment stiffness",
+                    value: pin.stiffness,
+                    expected: "a value > 0 (inf for a hard attachment)",
+                });
+            }
+        }
+        let colliders =
+            contact::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
+        let vertex_count = x.len();
+        let (tets, tet_colours) = coloured(tets, |t| t.v, vertex_count);
+        let (membranes, membrane_colours) = coloured(membranes, |t| t.v, vertex_count);
+        let (hinges, hinge_colours) = coloured(hinges, |h| h.v, vertex_count);
+        Ok(Self {
+            settings,
+            gravity: scene.gravity,
+            x_prev: x.clone(),
+            x,
+            v,
+            w,
+            mass: m,
+            contact_params,
+            bodies: ranges,
+            tet_lambda: vec![[0.0; 2]; tets.len()],
+            tets,
+            tet_colours,
+            membrane_lambda: vec![[0.0; 2]; membranes.len()],
+            membranes,
+            membrane_colours,
+            hinge_lambda: vec![0.0; hinges.len()],
+            hinges,
+            hinge_colours,
+            pin_lambda: vec![0.0; soft_pins.len()],
+            soft_pins,
+            colliders,
+            contacts: Vec::new(),
+            frames: 0,
+        })
+    }
+
+    /// Advances the simulation by one frame (`settings.substeps` substeps).
+    pub fn step_frame(&mut self) {
+        let dt = self.settings.frame_dt / self.settings.substeps as f32;
+        for _ in 0..self.settings.substeps {
+            self.substep(Step::new(dt));
+        }
+        self.frames += 1;
+    }
+
+    fn substep(&mut self, step: Step) {
+        let dt = step.dt;
+        let g = self.gravity;
+        (&mut self.x, &mut self.x_prev, &mut self.v, &self.w).into_par_iter().with_min_len(2048).for_each(
+            |(x, xp, v, &w)| {
+                *xp = *x;
+                if w > 0.0 {
+                    *v += g * dt;
+                    *x += *v * dt;
+                }
+            },
+        );
+        contact::detect(&self.colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &mut self.contacts);
+        self.tet_lambda.fill([0.0; 2]);
+        self.membrane_lambda.fill([0.0; 2]);
+        self.hinge_lambda.fill(0.0);
+        self.pin_lambda.fill(0.0);
+        for _ in 0..self.settings.iterations {
+            self.project_constraints(step);
+            contact::project(&mut self.contacts, Shared::new(&mut self.x));
+        }
+        contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
+        let inv_dt = 1.0 / dt;
+        (&self.x, &self.x_prev, &mut self.v).into_par_iter().with_min_len(2048).for_each(|(x, xp, v)| {
+            *v = (*x - *xp) * inv_dt;
+        });
+    }
+
+    fn project_constraints(&mut self, step: Step) {
+        let x = Shared::new(&mut self.x);
+        let (x_prev, w) = (&self.x_prev[..], &self.w[..]);
+        let lambda = Shared::new(&mut self.tet_lambda);
+        let tets = &self.tets;
+        // SAFETY (all three loops): elements of one colour share no vertex, and each
+        // element index owns its own multiplier slot.
+        self.tet_colours.for_each(|i| unsafe { tets[i].project(x, x_prev, w, lambda.get(i), step) });
+        let lambda = Shared::new(&mut self.membrane_lambda);
+        let membranes = &self.membranes;
+        self.membrane_colours.for_each(|i| unsafe { membranes[i].project(x, x_prev, w, lambda.get(i), step) });
+        let lambda = Shared::new(&mut self.hinge_lambda);
+        let hinges = &self.hinges;
+        self.hinge_colours.for_each(|i| unsafe { hinges[i].project(x, x_prev, w, lambda.get(i), step) });
+        for (pin, lambda) in self.soft_pins.iter().zip(&mut self.pin_lambda) {
+            pin.project(&mut self.x, &self.x_prev, &self.w, lambda, step);
+        }
+    }
+
+    /// World-space positions of body `body`'s vertices.
+    pub fn positions(&self, body: usize) -> &[Vec3] {
+        &self.x[self.bodies[body].clone()]
+    }
+
+    /// World-space velocities of body `body`'s vertices.
+    pub fn velocities(&self, body: usize) -> &[Vec3] {
+        &self.v[self.bodies[body].clone()]
+    }
+
+    /// Per-vertex masses of body `body`.
+    pub fn masses(&self, body: usize) -> &[f32] {
+        &self.mass[self.bodies[body].clone()]
+    }
+
+    /// Total mass of body `body`.
+    pub fn body_mass(&self, body: usize) -> f32 {
+        self.masses(body).iter().sum()
+    }
+
+    /// Mass-weighted centre of body `body`.
+    pub fn centre_of_mass(&self, body: usize) -> Vec3 {
+        mass::centre_of_mass(self.positions(body), self.masses(body))
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Frames stepped so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Problem sizes and per-frame projection count.
+    pub fn stats(&self) -> SolverStats {
+        let per_iteration =
+            2 * (self.tets.len() + self.membranes.len()) as u64 + (self.hinges.len() + self.soft_pins.len()) as u64;
+        SolverStats {
+            bodies: self.bodies.len(),
+            vertices: self.x.len(),
+            tets: self.tets.len(),
+            triangles: self.membranes.len(),
+            hinges: self.hinges.len(),
+            projections_per_frame: per_iteration * (self.settings.substeps * self.settings.iterations) as u64,
+        }
+    }
+}
+
+/// Mean rest edge length of a body's elements (0 for a body without elements).
+fn mean_edge(body: &Body) -> f32 {
+    let used = if body.kind == BodyKind::Volume { 4 } else { 3 };
+    let (mut sum, mut count) = (0.0f32, 0usize);
+    for e in &body.rest_elements {
+        for a in 0..used {
+            for b in a + 1..used {
+                sum += body.rest_points[e[a] as usize].distance(body.rest_points[e[b] as usize]);
+                count += 1;
+            }
+        }
+    }
+    if count == 0 {
+        0.0
+    } else {
+        sum / count as f32
+    }
+}
+
+/// Sorts `items` by colour and returns them with their colouring.
+fn coloured<T: Copy, const N: usize>(
+    items: Vec<T>,
+    verts: impl Fn(&T) -> [u32; N],
+    vertex_count: usize,
+) -> (Vec<T>, Colouring) {
+    let keys: Vec<[u32; N]> = items.iter().map(&verts).collect();
+    let (order, colouring) = colouring::colour(&keys, vertex_count);
+    (order.iter().map(|&i| items[i]).collect(), colouring)
+}

@@ -1,0 +1,279 @@
+//! Physics checked against physics: analytic solutions, conservation and invariants.
+
+use glam::{UVec3, Vec3};
+use usdsim_core::{grid, BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
+
+const G: f32 = 9.81;
+
+fn material(youngs: f32, poisson: f32, density: f32) -> Material {
+    Material {
+        youngs_modulus: youngs,
+        poissons_ratio: poisson,
+        density,
+        thickness: 1e-3,
+        stretch_stiffness: 0.0,
+        shear_stiffness: 0.0,
+        bend_stiffness: 0.0,
+        dynamic_friction: 0.5,
+        static_friction: 0.5,
+        damping: 0.0,
+    }
+}
+
+fn volume_body(min: Vec3, max: Vec3, cells: UVec3, mat: Material) -> Body {
+    let (points, tets) = grid::tet_box(min, max, cells);
+    Body {
+        name: "/box".into(),
+        kind: BodyKind::Volume,
+        velocities: vec![Vec3::ZERO; points.len()],
+        rest_points: points.clone(),
+        rest_elements: tets.clone(),
+        positions: points,
+        tets,
+        triangles: vec![],
+        bend_default: BendDefault::Flat,
+        bend_overrides: vec![],
+        material: mat,
+        mass_override: None,
+    }
+}
+
+fn cloth_body(origin: Vec3, size: f32, verts: u32, mat: Material) -> Body {
+    let (points, tris) = grid::cloth(origin, Vec3::X, Vec3::Y, (size, size), (verts, verts));
+    Body {
+        name: "/cloth".into(),
+        kind: BodyKind::Surface,
+        velocities: vec![Vec3::ZERO; points.len()],
+        rest_points: points.clone(),
+        rest_elements: tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect(),
+        positions: points,
+        tets: vec![],
+        triangles: tris,
+        bend_default: BendDefault::Flat,
+        bend_overrides: vec![],
+        material: mat,
+        mass_override: None,
+    }
+}
+
+fn ground() -> Collider {
+    Collider {
+        name: "/ground".into(),
+        shape: ColliderShape::Plane { normal: Vec3::Z },
+        translation: Vec3::ZERO,
+        rotation: glam::Quat::IDENTITY,
+        friction: 0.5,
+    }
+}
+
+fn settings(fps: f32) -> Settings {
+    Settings { frame_dt: 1.0 / fps, ..Settings::default() }
+}
+
+#[test]
+fn free_fall_matches_half_g_t_squared() {
+    for gravity in [Vec3::new(0.0, 0.0, -G), Vec3::new(0.0, -981.0, 0.0), Vec3::new(3.0, -4.0, 0.0)] {
+        let body = volume_body(Vec3::ZERO, Vec3::splat(0.2), UVec3::splat(2), material(1e5, 0.3, 1000.0));
+        let start = body.positions.clone();
+        let scene = Scene { gravity, bodies: vec![body], ..Default::default() };
+        let s = settings(24.0);
+        let mut solver = Solver::new(scene, s).unwrap();
+        let c0 = solver.centre_of_mass(0);
+        let frames = 24;
+        for _ in 0..frames {
+            solver.step_frame();
+        }
+        let t = frames as f32 * s.frame_dt;
+        let dt = s.frame_dt / s.substeps as f32;
+        let fall = solver.centre_of_mass(0) - c0;
+        let exact = 0.5 * gravity * t * t;
+        // Symplectic Euler's displacement is ½g·t·(t + dt): first-order in dt.
+        let err = (fall - exact).length();
+        assert!(err <= gravity.length() * t * dt, "gravity {gravity}: fell {fall}, expected {exact}, error {err}");
+        let discrete = 0.5 * gravity * t * (t + dt);
+        assert!((fall - discrete).length() < 1e-3 * gravity.length(), "integrator drift: {fall} vs {discrete}");
+        // A free-falling body does not deform.
+        for (p, q) in solver.positions(0).iter().zip(&start) {
+            assert!((*p - *q - fall).length() < 1e-4 * gravity.length().max(1.0), "body deformed in free fall");
+        }
+    }
+}
+
+#[test]
+fn total_mass_is_density_times_rest_volume() {
+    let body = volume_body(Vec3::ZERO, Vec3::new(1.0, 0.5, 0.2), UVec3::new(4, 3, 2), material(1e5, 0.3, 800.0));
+    let solver = Solver::new(Scene { bodies: vec![body.clone()], ..Default::default() }, Settings::default()).unwrap();
+    assert!((solver.body_mass(0) - 80.0).abs() < 1e-3, "mass {}", solver.body_mass(0));
+
+    let mut heavy = body;
+    heavy.mass_override = Some(5.0);
+    let solver = Solver::new(Scene { bodies: vec![heavy], ..Default::default() }, Settings::default()).unwrap();
+    assert!((solver.body_mass(0) - 5.0).abs() < 1e-4);
+
+    let mut mat = material(1e5, 0.3, 200.0);
+    mat.thickness = 0.002;
+    let cloth = cloth_body(Vec3::ZERO, 2.0, 9, mat);
+    let solver = Solver::new(Scene { bodies: vec![cloth], ..Default::default() }, Settings::default()).unwrap();
+    // 2 m × 2 m × 2 mm × 200 kg/m³ = 1.6 kg
+    assert!((solver.body_mass(0) - 1.6).abs() < 1e-4, "cloth mass {}", solver.body_mass(0));
+}
+
+#[test]
+fn cube_dropped_on_ground_comes_to_rest_without_penetrating() {
+    let body = volume_body(
+        Vec3::new(-0.25, -0.25, 0.2),
+        Vec3::new(0.25, 0.25, 0.7),
+        UVec3::splat(4),
+        material(1e5, 0.3, 1000.0),
+    );
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![ground()], pins: vec![] };
+    let mut solver = Solver::new(scene, settings(24.0)).unwrap();
+    let mut lowest = f32::MAX;
+    for _ in 0..96 {
+        solver.step_frame();
+        let min_z = solver.positions(0).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+        lowest = lowest.min(min_z);
+    }
+    assert!(lowest > -2e-3, "penetrated the ground by {}", -lowest);
+    let max_speed = solver.velocities(0).iter().map(|v| v.length()).fold(0.0, f32::max);
+    assert!(max_speed < 0.05, "still moving at {max_speed} m/s after 4 s");
+    let com = solver.centre_of_mass(0);
+    // At rest the centre sits near half the height, lowered by self-weight compression
+    // ρgL²/(2E)/2 ≈ 3 mm.
+    assert!((com.z - 0.25).abs() < 0.01, "centre of mass at {com}");
+    // Gauss-Seidel's colour order is not symmetric, so the bounce is not perfectly
+    // vertical; friction must keep the slide to millimetres.
+    assert!(com.x.abs() < 0.01 && com.y.abs() < 0.01, "cube slid sideways: {com}");
+}
+
+#[test]
+fn cloth_draped_on_sphere_never_enters_it() {
+    let radius = 0.4;
+    let cloth = cloth_body(Vec3::new(-0.6, -0.6, 0.6), 1.2, 24, material(1e5, 0.3, 200.0));
+    let sphere = Collider {
+        name: "/sphere".into(),
+        shape: ColliderShape::Sphere { radius },
+        translation: Vec3::ZERO,
+        rotation: glam::Quat::IDENTITY,
+        friction: 0.5,
+    };
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![cloth], colliders: vec![sphere], pins: vec![] };
+    let mut solver = Solver::new(scene, Settings { contact_offset: 0.005, ..settings(24.0) }).unwrap();
+    for frame in 0..48 {
+        solver.step_frame();
+        let closest = solver.positions(0).iter().map(|p| p.length()).fold(f32::MAX, f32::min);
+        assert!(closest >= radius, "frame {frame}: a vertex is {} inside the sphere", radius - closest);
+    }
+    // It did drape: the centre rests on top of the sphere and the corners hang below it.
+    let p = solver.positions(0);
+    let centre = p[12 * 24 + 12];
+    assert!((centre.z - radius).abs() < 0.03, "centre at {centre}");
+    assert!(p[0].z < 0.2, "corner did not fall: {}", p[0]);
+}
+
+/// A bar of length L hanging from its top face stretches by ρgL²/(2E) (linear elasticity,
+/// ν = 0 so the clamped top face imposes no lateral stress).
+#[test]
+fn hanging_bar_stretches_like_linear_elasticity() {
+    let (l, e, rho) = (1.0f32, 1e5f32, 1000.0f32);
+    let mut mat = material(e, 0.0, rho);
+    mat.damping = 0.01;
+    let body = volume_body(Vec3::new(-0.05, -0.05, -l), Vec3::new(0.05, 0.05, 0.0), UVec3::new(2, 2, 16), mat);
+    let pins: Vec<Pin> = body
+        .positions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.z > -1e-6)
+        .map(|(i, p)| Pin { body: 0, vertex: i as u32, target: *p, stiffness: f32::INFINITY, damping: 0.0 })
+        .collect();
+    assert_eq!(pins.len(), 9);
+    let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins: pins.clone() };
+    let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
+    for _ in 0..120 {
+        solver.step_frame();
+    }
+    let p = solver.positions(0);
+    for pin in &pins {
+        assert_eq!(p[pin.vertex as usize], pin.target, "a hard pin moved");
+    }
+    let stretch = -l - bottom.iter().map(|&i| p[i].z).sum::<f32>() / bottom.len() as f32;
+    let expected = rho * G * l * l / (2.0 * e);
+    let rel = (stretch - expected).abs() / expected;
+    assert!(rel < 0.1, "bar stretched {stretch} m, linear elasticity says {expected} m ({:.1}% off)", rel * 100.0);
+}
+
+/// A bar standing on the ground shortens by ρgL²/(2E) under its own weight. (Short and
+/// thick enough not to buckle: the self-weight buckling length 1.986·(EI/ρgA)^⅓ is 0.84 m.)
+#[test]
+fn standing_bar_compresses_like_linear_elasticity() {
+    let (l, e, rho) = (0.5f32, 1e5f32, 1000.0f32);
+    let mut mat = material(e, 0.0, rho);
+    mat.damping = 0.01;
+    let body = volume_body(Vec3::new(-0.15, -0.15, 0.0), Vec3::new(0.15, 0.15, l), UVec3::new(3, 3, 10), mat);
+    let top: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z > l - 1e-6).collect();
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![ground()], pins: vec![] };
+    let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
+    for _ in 0..120 {
+        solver.step_frame();
+    }
+    let p = solver.positions(0);
+    let shortening = l - top.iter().map(|&i| p[i].z).sum::<f32>() / top.len() as f32;
+    let expected = rho * G * l * l / (2.0 * e);
+    let rel = (shortening - expected).abs() / expected;
+    assert!(rel < 0.1, "bar shortened {shortening} m, linear elasticity says {expected} m ({:.1}% off)", rel * 100.0);
+}
+
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let cloth = cloth_body(Vec3::new(-0.6, -0.6, 0.6), 1.2, 64, material(1e5, 0.3, 200.0));
+            let jelly = volume_body(
+                Vec3::new(1.0, 0.0, 0.1),
+                Vec3::new(1.5, 0.5, 0.6),
+                UVec3::splat(8),
+                material(1e5, 0.3, 1000.0),
+            );
+            let sphere = Collider {
+                name: "/sphere".into(),
+                shape: ColliderShape::Sphere { radius: 0.4 },
+                translation: Vec3::ZERO,
+                rotation: glam::Quat::IDENTITY,
+                friction: 0.5,
+            };
+            let scene = Scene {
+                gravity: Vec3::new(0.0, 0.0, -G),
+                bodies: vec![cloth, jelly],
+                colliders: vec![sphere, ground()],
+                pins: vec![],
+            };
+            let mut solver = Solver::new(scene, settings(24.0)).unwrap();
+            for _ in 0..12 {
+                solver.step_frame();
+            }
+            (solver.positions(0).to_vec(), solver.positions(1).to_vec(), solver.velocities(0).to_vec())
+        })
+    };
+    let one = run(1);
+    let two = run(2);
+    assert!(one == two, "1 and 2 threads gave different states");
+}
+
+#[test]
+fn bad_scenes_are_refused_with_the_body_named() {
+    let mut body = volume_body(Vec3::ZERO, Vec3::ONE, UVec3::ONE, material(1e5, 0.3, 1000.0));
+    body.tets[0][2] = 99;
+    let err = Solver::new(Scene { bodies: vec![body], ..Default::default() }, Settings::default()).err().unwrap();
+    assert!(err.to_string().contains("/box") && err.to_string().contains("99"), "{err}");
+
+    let body = volume_body(Vec3::ZERO, Vec3::ONE, UVec3::ONE, material(1e5, 0.5, 1000.0));
+    let err = Solver::new(Scene { bodies: vec![body], ..Default::default() }, Settings::default()).err().unwrap();
+    assert!(err.to_string().contains("poissonsRatio"), "{err}");
+
+    let mut body = volume_body(Vec3::ZERO, Vec3::ONE, UVec3::ONE, material(1e5, 0.3, 1000.0));
+    body.rest_points = vec![Vec3::ZERO; body.rest_points.len()];
+    let err = Solver::new(Scene { bodies: vec![body], ..Default::default() }, Settings::default()).err().unwrap();
+    assert!(err.to_string().contains("degenerate"), "{err}");
+}
