@@ -1,0 +1,471 @@
+//! Deformable bodies: finding them (body API on the simulation mesh itself or on its
+//! direct parent) and reading volume (`TetMesh`) and surface (triangle `Mesh`)
+//! simulation meshes with their rest shapes, in world space.
+
+use glam::{DMat4, DVec3};
+use openusd::sdf;
+use usdsim_core::{BendDefault, Body, BodyKind};
+
+use crate::attribute_values::{self, check_indices};
+use crate::context::Ctx;
+use crate::error::ImportError;
+use crate::import::PrimSummary;
+use crate::material_binding;
+use crate::units::Units;
+use crate::xform::XformCache;
+
+/// Which spelling of the deformable schema a body uses. Both map onto one model; the
+/// names differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// NVIDIA's `OmniPhysics*` schema with `omniphysics:` attributes.
+    Omni,
+    /// The AOUSD proposal's `Physics*` schema with `physics:` attributes.
+    Aousd,
+}
+
+/// Attribute names of one dialect.
+struct Names {
+    enabled: &'static str,
+    kinematic: &'static str,
+    mass: &'static str,
+    rest_points: &'static str,
+    rest_tets: &'static str,
+    rest_tris: &'static str,
+    bend_default: &'static str,
+    adj_pairs: &'static str,
+    bend_angles: &'static str,
+}
+
+const OMNI_NAMES: Names = Names {
+    enabled: "omniphysics:deformableBodyEnabled",
+    kinematic: "omniphysics:kinematicEnabled",
+    mass: "omniphysics:mass",
+    rest_points: "omniphysics:restShapePoints",
+    rest_tets: "omniphysics:restTetVtxIndices",
+    rest_tris: "omniphysics:restTriVtxIndices",
+    bend_default: "omniphysics:restBendAnglesDefault",
+    adj_pairs: "omniphysics:restAdjTriPairs",
+    bend_angles: "omniphysics:restBendAngles",
+};
+
+const AOUSD_NAMES: Names = Names {
+    enabled: "physics:deformableBodyEnabled",
+    kinematic: "physics:kinematicEnabled",
+    mass: "physics:mass",
+    rest_points: "physics:restShapePoints",
+    rest_tets: "physics:restTetVertexIndices",
+    rest_tris: "physics:restTriVertexIndices",
+    bend_default: "physics:restBendAnglesDefault",
+    adj_pairs: "physics:restAdjTriPairs",
+    bend_angles: "physics:restBendAngles",
+};
+
+impl Dialect {
+    fn names(self) -> &'static Names {
+        match self {
+            Dialect::Omni => &OMNI_NAMES,
+            Dialect::Aousd => &AOUSD_NAMES,
+        }
+    }
+}
+
+/// The kind of simulation API a prim applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SimApi {
+    Volume,
+    Surface,
+    /// Curves (cables): in the schema, not simulated yet.
+    Curves,
+}
+
+/// The body API a prim applies, if any.
+fn body_api(prim: &PrimSummary) -> Option<Dialect> {
+    if prim.has_api("OmniPhysicsDeformableBodyAPI") {
+        Some(Dialect::Omni)
+    } else if prim.has_api("PhysicsDeformableBodyAPI") {
+        Some(Dialect::Aousd)
+    } else {
+        None
+    }
+}
+
+/// The simulation API a prim applies, if any, and its name for messages.
+fn sim_api(prim: &PrimSummary) -> Option<(SimApi, &'static str)> {
+    const APIS: [(&str, SimApi); 6] = [
+        ("OmniPhysicsVolumeDeformableSimAPI", SimApi::Volume),
+        ("OmniPhysicsSurfaceDeformableSimAPI", SimApi::Surface),
+        ("OmniPhysicsCurvesDeformableSimAPI", SimApi::Curves),
+        ("PhysicsVolumeDeformableSimAPI", SimApi::Volume),
+        ("PhysicsSurfaceDeformableSimAPI", SimApi::Surface),
+        ("PhysicsCurvesDeformableSimAPI", SimApi::Curves),
+    ];
+    APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(name, kind)| (kind, name))
+}
+
+/// A body found in the stage, before its meshes are read.
+pub(crate) struct FoundBody {
+    /// The prim carrying the body API.
+    pub root: sdf::Path,
+    /// The simulation mesh (the root itself or a direct child).
+    pub sim: sdf::Path,
+    kind: BodyKind,
+    dialect: Dialect,
+}
+
+/// The result of scanning the traversal for bodies.
+pub(crate) struct BodyScan {
+    /// Enabled bodies with a supported simulation mesh, in traversal order.
+    pub bodies: Vec<FoundBody>,
+    /// Roots of every deformable body subtree, enabled or not: the collision meshes
+    /// inside them belong to the body, not to the static world.
+    pub subtrees: Vec<sdf::Path>,
+}
+
+/// Finds the deformable bodies among the traversed prims.
+pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, ImportError> {
+    let mut bodies = Vec::new();
+    let mut subtrees = Vec::new();
+    let mut claimed: Vec<sdf::Path> = Vec::new();
+    for (index, prim) in prims.iter().enumerate() {
+        let Some(dialect) = body_api(prim) else {
+            continue;
+        };
+        subtrees.push(prim.path.clone());
+        let names = dialect.names();
+        if attribute_values::bool_value(ctx, &prim.path, names.enabled)? == Some(false) {
+            continue;
+        }
+        // The simulation mesh is the body prim itself or one of its direct children.
+        let sim = if let Some(api) = sim_api(prim) {
+            Some((prim, api))
+        } else {
+            let children: Vec<(&PrimSummary, (SimApi, &'static str))> = prims[index + 1..]
+                .iter()
+                .take_while(|p| p.path.has_prefix(&prim.path))
+                .filter(|p| p.path.parent().as_ref() == Some(&prim.path))
+                .filter_map(|p| sim_api(p).map(|api| (p, api)))
+                .collect();
+            if children.len() > 1 {
+                ctx.warn(
+                    &prim.path,
+                    None,
+                    format!(
+                        "{} children apply a deformable simulation API; using the first, {}",
+                        children.len(),
+                        children[0].0.path
+                    ),
+                );
+            }
+            children.into_iter().next()
+        };
+        let Some((sim, (api, api_name))) = sim else {
+            ctx.warn(
+                &prim.path,
+                None,
+                "deformable body has no simulation mesh (it, or a direct child, must apply a *DeformableSimAPI); skipped",
+            );
+            continue;
+        };
+        claimed.push(sim.path.clone());
+        let kind = match api {
+            SimApi::Volume => BodyKind::Volume,
+            SimApi::Surface => BodyKind::Surface,
+            SimApi::Curves => {
+                ctx.warn(&sim.path, None, format!("{api_name}: curves deformables are not supported yet; skipped"));
+                continue;
+            }
+        };
+        let required_type = match kind {
+            BodyKind::Volume => "TetMesh",
+            BodyKind::Surface => "Mesh",
+        };
+        if sim.type_name != required_type {
+            return Err(ImportError::Invalid {
+                at: ctx.prim_loc(&sim.path),
+                reason: format!(
+                    "{api_name} requires a {required_type} prim, found {}",
+                    if sim.type_name.is_empty() { "an untyped prim" } else { &sim.type_name }
+                ),
+            });
+        }
+        if attribute_values::bool_value(ctx, &prim.path, names.kinematic)? == Some(true) {
+            ctx.warn(
+                &prim.path,
+                Some(names.kinematic),
+                "kinematic deformables are not supported yet; simulated as dynamic",
+            );
+        }
+        bodies.push(FoundBody { root: prim.path.clone(), sim: sim.path.clone(), kind, dialect });
+    }
+    // A simulation API with no body API above it is a likely authoring mistake.
+    for prim in prims {
+        if let Some((_, api_name)) = sim_api(prim) {
+            let in_disabled_or_claimed =
+                claimed.contains(&prim.path) || subtrees.iter().any(|root| prim.path.has_prefix(root));
+            if !in_disabled_or_claimed {
+                ctx.warn(
+                    &prim.path,
+                    None,
+                    format!("applies {api_name} but neither it nor its parent applies a DeformableBodyAPI; ignored"),
+                );
+            }
+        }
+    }
+    Ok(BodyScan { bodies, subtrees })
+}
+
+/// A body read from the stage, with the transform the exporter needs.
+pub(crate) struct ReadBody {
+    pub body: Body,
+    pub world_from_local: DMat4,
+}
+
+/// Reads one found body: geometry, rest shape, bend data, material and mass.
+pub(crate) fn read(
+    ctx: &mut Ctx,
+    found: &FoundBody,
+    xforms: &mut XformCache,
+    units: &Units,
+) -> Result<ReadBody, ImportError> {
+    let names = found.dialect.names();
+    let sim = &found.sim;
+    let world = xforms.world(ctx, sim)?;
+
+    let points = attribute_values::vec3_array(ctx, sim, "points")?
+        .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(sim, "points"), expected: "point3f[]" })?;
+    if points.is_empty() {
+        return Err(ImportError::Invalid {
+            at: ctx.prop_loc(sim, "points"),
+            reason: "a simulation mesh needs at least one point".to_string(),
+        });
+    }
+    let velocities = match attribute_values::vec3_array(ctx, sim, "velocities")? {
+        Some(v) if !v.is_empty() && v.len() != points.len() => {
+            return Err(ImportError::LengthMismatch {
+                at: ctx.prop_loc(sim, "velocities"),
+                found: v.len(),
+                expected: points.len(),
+                reason: "one velocity per point".to_string(),
+            });
+        }
+        Some(v) if !v.is_empty() => v,
+        _ => vec![DVec3::ZERO; points.len()],
+    };
+    check_finite(ctx, sim, "points", &points)?;
+    check_finite(ctx, sim, "velocities", &velocities)?;
+
+    let mut body = Body {
+        name: sim.to_string(),
+        kind: found.kind,
+        positions: Vec::new(),
+        velocities: Vec::new(),
+        tets: Vec::new(),
+        triangles: Vec::new(),
+        rest_points: Vec::new(),
+        rest_elements: Vec::new(),
+        bend_default: BendDefault::Flat,
+        bend_overrides: Vec::new(),
+        material: material_binding::default_material(units),
+        mass_override: None,
+    };
+    let (rest_points, rest_elements) = match found.kind {
+        BodyKind::Volume => {
+            const TETS: &str = "tetVertexIndices";
+            let raw = attribute_values::int_tuple_array::<4>(ctx, sim, TETS)?
+                .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(sim, TETS), expected: "int4[]" })?;
+            if raw.is_empty() {
+                return Err(ImportError::Invalid {
+                    at: ctx.prop_loc(sim, TETS),
+                    reason: "a volume deformable needs at least one tetrahedron".to_string(),
+                });
+            }
+            body.tets = check_indices(ctx, sim, TETS, &raw, points.len(), "points")?;
+            rest_shape(ctx, sim, names.rest_points, names.rest_tets, &points, &body.tets)?
+        }
+        BodyKind::Surface => {
+            body.triangles = read_triangles(ctx, sim, points.len())?;
+            let rest = rest_shape(ctx, sim, names.rest_points, names.rest_tris, &points, &body.triangles)?;
+            body.bend_default = bend_default(ctx, sim, names.bend_default)?;
+            body.bend_overrides = bend_overrides(ctx, sim, names, body.triangles.len())?;
+            rest
+        }
+    };
+    check_finite(ctx, sim, names.rest_points, &rest_points)?;
+
+    let to_world = |p: &DVec3| world.transform_point3(*p).as_vec3();
+    body.positions = points.iter().map(to_world).collect();
+    body.velocities = velocities.iter().map(|v| world.transform_vector3(*v).as_vec3()).collect();
+    body.rest_points = rest_points.iter().map(to_world).collect();
+    body.rest_elements = rest_elements;
+
+    let material = material_binding::bound_material(ctx, sim)?;
+    body.material = material_binding::body_material(ctx, material.as_ref(), units, sim)?;
+    body.mass_override = match attribute_values::f64_value(ctx, &found.root, names.mass)? {
+        Some(m) if m.is_nan() || m < 0.0 || m.is_infinite() => {
+            return Err(ImportError::Invalid {
+                at: ctx.prop_loc(&found.root, names.mass),
+                reason: format!("must be a finite, non-negative mass, found {m}"),
+            });
+        }
+        Some(m) if m > 0.0 => Some(m as f32),
+        _ => None,
+    };
+    if found.dialect == Dialect::Aousd && attribute_values::raw(ctx, sim, "physics:masses")?.is_some() {
+        ctx.warn(sim, Some("physics:masses"), "per-vertex masses are not supported yet; mass comes from density");
+    }
+    debug_assert_eq!(body.positions.len(), body.velocities.len());
+    Ok(ReadBody { body, world_from_local: world })
+}
+
+/// Rejects NaN and infinite coordinates, which would poison the whole simulation.
+fn check_finite(ctx: &Ctx, prim: &sdf::Path, name: &str, values: &[DVec3]) -> Result<(), ImportError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(i) => {
+            Err(ImportError::Invalid { at: ctx.prop_loc(prim, name), reason: format!("entry {i} is not finite") })
+        }
+        None => Ok(()),
+    }
+}
+
+/// Triangles of a surface simulation mesh: every face must have exactly 3 vertices.
+fn read_triangles(ctx: &Ctx, sim: &sdf::Path, point_count: usize) -> Result<Vec<[u32; 3]>, ImportError> {
+    const COUNTS: &str = "faceVertexCounts";
+    const INDICES: &str = "faceVertexIndices";
+    let counts = attribute_values::int_array(ctx, sim, COUNTS)?
+        .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(sim, COUNTS), expected: "int[]" })?;
+    if let Some((face, &count)) = counts.iter().enumerate().find(|(_, c)| **c != 3) {
+        return Err(ImportError::NonTriangleFace { at: ctx.prop_loc(sim, COUNTS), face, count });
+    }
+    let indices = attribute_values::int_array(ctx, sim, INDICES)?
+        .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(sim, INDICES), expected: "int[]" })?;
+    if indices.len() != 3 * counts.len() {
+        return Err(ImportError::LengthMismatch {
+            at: ctx.prop_loc(sim, INDICES),
+            found: indices.len(),
+            expected: 3 * counts.len(),
+            reason: format!("3 per face for {} triangles in faceVertexCounts", counts.len()),
+        });
+    }
+    if counts.is_empty() {
+        return Err(ImportError::Invalid {
+            at: ctx.prop_loc(sim, COUNTS),
+            reason: "a surface deformable needs at least one triangle".to_string(),
+        });
+    }
+    let tuples: Vec<[i64; 3]> = indices.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+    check_indices(ctx, sim, INDICES, &tuples, point_count, "points")
+}
+
+/// The rest shape: `restShapePoints` and per-element rest indices, each falling back to
+/// the simulation mesh's own points and elements when unauthored (or authored empty).
+/// Returns local-space rest points and rest elements padded to 4 indices.
+fn rest_shape<const N: usize>(
+    ctx: &Ctx,
+    sim: &sdf::Path,
+    points_name: &'static str,
+    indices_name: &'static str,
+    points: &[DVec3],
+    elements: &[[u32; N]],
+) -> Result<(Vec<DVec3>, Vec<[u32; 4]>), ImportError> {
+    let rest_points = attribute_values::vec3_array(ctx, sim, points_name)?.filter(|p| !p.is_empty());
+    let rest_indices = attribute_values::int_tuple_array::<N>(ctx, sim, indices_name)?.filter(|i| !i.is_empty());
+    let element_word = if N == 4 { "tetrahedron" } else { "triangle" };
+    let pad = |e: &[u32; N]| {
+        let mut out = [0u32; 4];
+        out[..N].copy_from_slice(e);
+        out
+    };
+    let rest_points = match rest_points {
+        Some(rp) => {
+            if rest_indices.is_none() && rp.len() != points.len() {
+                return Err(ImportError::LengthMismatch {
+                    at: ctx.prop_loc(sim, points_name),
+                    found: rp.len(),
+                    expected: points.len(),
+                    reason: format!(
+                        "{indices_name} is not authored, so the rest shape must correspond to points one to one"
+                    ),
+                });
+            }
+            rp
+        }
+        None => points.to_vec(),
+    };
+    let rest_elements = match rest_indices {
+        Some(ri) => {
+            if ri.len() != elements.len() {
+                return Err(ImportError::LengthMismatch {
+                    at: ctx.prop_loc(sim, indices_name),
+                    found: ri.len(),
+                    expected: elements.len(),
+                    reason: format!("one rest {element_word} per simulation {element_word}"),
+                });
+            }
+            check_indices(ctx, sim, indices_name, &ri, rest_points.len(), "rest points")?.iter().map(pad).collect()
+        }
+        None => elements.iter().map(pad).collect(),
+    };
+    Ok((rest_points, rest_elements))
+}
+
+/// `restBendAnglesDefault`: `flatDefault` (fallback) or `restShapeDefault`; the AOUSD
+/// spellings `flat` and `restShape` are accepted too.
+fn bend_default(ctx: &Ctx, sim: &sdf::Path, name: &str) -> Result<BendDefault, ImportError> {
+    match attribute_values::token_value(ctx, sim, name)?.as_deref() {
+        None | Some("flatDefault") | Some("flat") => Ok(BendDefault::Flat),
+        Some("restShapeDefault") | Some("restShape") => Ok(BendDefault::RestShape),
+        Some(other) => Err(ImportError::Invalid {
+            at: ctx.prop_loc(sim, name),
+            reason: format!("expected \"flatDefault\" or \"restShapeDefault\", found {other:?}"),
+        }),
+    }
+}
+
+/// Explicit dihedral rest angles: `restAdjTriPairs` (int2[]) with `restBendAngles`
+/// (float[], degrees), converted to radians.
+fn bend_overrides(
+    ctx: &Ctx,
+    sim: &sdf::Path,
+    names: &Names,
+    triangle_count: usize,
+) -> Result<Vec<([u32; 2], f32)>, ImportError> {
+    let pairs = attribute_values::int_tuple_array::<2>(ctx, sim, names.adj_pairs)?.unwrap_or_default();
+    let angles = attribute_values::f64_array(ctx, sim, names.bend_angles)?.unwrap_or_default();
+    if pairs.len() != angles.len() {
+        return Err(ImportError::LengthMismatch {
+            at: ctx.prop_loc(sim, names.bend_angles),
+            found: angles.len(),
+            expected: pairs.len(),
+            reason: format!("one angle per pair in {}", names.adj_pairs),
+        });
+    }
+    let pairs = check_indices(ctx, sim, names.adj_pairs, &pairs, triangle_count, "triangles")?;
+    pairs
+        .into_iter()
+        .zip(angles)
+        .enumerate()
+        .map(|(i, (pair, degrees))| {
+            if !degrees.is_finite() {
+                return Err(ImportError::Invalid {
+                    at: ctx.prop_loc(sim, names.bend_angles),
+                    reason: format!("entry {i} is not finite"),
+                });
+            }
+            Ok((pair, degrees.to_radians() as f32))
+        })
+        .collect()
+}
+
+/// Index of every body by the paths an attachment may use for it: the body prim and
+/// its simulation mesh.
+pub(crate) fn lookup(found: &[FoundBody]) -> Vec<(sdf::Path, usize)> {
+    let mut out = Vec::with_capacity(found.len() * 2);
+    for (i, f) in found.iter().enumerate() {
+        out.push((f.root.clone(), i));
+        if f.sim != f.root {
+            out.push((f.sim.clone(), i));
+        }
+    }
+    out
+}

@@ -1,0 +1,158 @@
+//! The import pass: open the composed stage, traverse it once, and build a
+//! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+
+use glam::DMat4;
+use openusd::{sdf, usd};
+use usdsim_core::Scene;
+
+use crate::context::Ctx;
+use crate::error::ImportError;
+use crate::stage_info::{self, StageInfo};
+use crate::units::Units;
+use crate::xform::XformCache;
+use crate::{attachment, body, collider, physics_scene};
+
+/// A stage turned into a simulation scene.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The simulation model (world space, stage units).
+    pub scene: Scene,
+    /// Stage-level metadata the exporter copies.
+    pub stage: StageInfo,
+    /// One entry per `scene.bodies` entry, same order: where each body lives in USD.
+    pub bodies: Vec<BodyPrim>,
+    /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
+    pub warnings: Vec<String>,
+}
+
+/// Where a body's simulation mesh lives, so results can be written back to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyPrim {
+    /// The simulation mesh's composed prim path (the prim that receives `points`).
+    pub prim_path: String,
+    /// The simulation mesh's full local-to-world transform at `startTimeCode`
+    /// (column-vector convention): world = `world_from_local` * local.
+    pub world_from_local: DMat4,
+}
+
+/// What the importer needs to know about each traversed prim, read once.
+pub(crate) struct PrimSummary {
+    pub path: sdf::Path,
+    /// Composed `typeName` (empty when untyped).
+    pub type_name: String,
+    /// Composed applied API schemas, instance names included (`Foo:bar`).
+    pub apis: Vec<String>,
+}
+
+impl PrimSummary {
+    /// Whether the prim applies the single-apply API `name`.
+    pub fn has_api(&self, name: &str) -> bool {
+        self.apis.iter().any(|api| api == name)
+    }
+}
+
+/// Opens `path` (`.usda`, `.usdc` or `.usdz`; sublayers, references, payloads and
+/// inherits are composed) and imports its deformable bodies, static colliders,
+/// attachments and gravity.
+///
+/// Bad input is an [`ImportError`] naming file, prim and attribute; anything that can
+/// be worked around is a warning in [`Imported::warnings`] instead.
+pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    if let Err(err) = std::fs::metadata(path).and_then(|m| {
+        if m.is_file() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("not a regular file"))
+        }
+    }) {
+        return Err(ImportError::Unreadable { file: path.to_path_buf(), reason: err.to_string() });
+    }
+    let Some(path_str) = path.to_str() else {
+        return Err(ImportError::Unreadable {
+            file: path.to_path_buf(),
+            reason: "the path is not valid UTF-8".to_string(),
+        });
+    };
+    // openusd is a young parser; should it panic on some malformed file, report that
+    // as an unparsable file rather than taking the caller down.
+    match panic::catch_unwind(AssertUnwindSafe(|| import_stage(path, path_str))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let reason = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "the USD reader panicked".to_string());
+            Err(ImportError::Unparsable {
+                file: path.to_path_buf(),
+                reason: format!("internal error in the USD reader: {reason}"),
+            })
+        }
+    }
+}
+
+fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
+    let stage = usd::Stage::open(path_str)
+        .map_err(|err| ImportError::Unparsable { file: path.to_path_buf(), reason: err.to_string() })?;
+    let mut ctx = Ctx::new(stage, path);
+    let info = stage_info::read(&mut ctx);
+    ctx.time = info.start_time_code;
+    let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
+
+    let prims = summarize(&ctx)?;
+    for diagnostic in ctx.stage.composition_errors() {
+        ctx.warnings.push(format!("{}: composition: {diagnostic}", ctx.file()));
+    }
+
+    let mut xforms = XformCache::default();
+    let scan = body::scan(&mut ctx, &prims)?;
+    let mut scene = Scene::default();
+    let mut body_prims = Vec::with_capacity(scan.bodies.len());
+    for found in &scan.bodies {
+        let read = body::read(&mut ctx, found, &mut xforms, &units)?;
+        scene.bodies.push(read.body);
+        body_prims.push(BodyPrim { prim_path: found.sim.to_string(), world_from_local: read.world_from_local });
+    }
+    if scene.bodies.is_empty() {
+        ctx.warn(&sdf::Path::abs_root(), None, "the stage has no deformable bodies");
+    }
+    scene.colliders = collider::read_all(&mut ctx, &prims, &scan.subtrees, &mut xforms)?;
+    let lookup = body::lookup(&scan.bodies);
+    scene.pins = attachment::read_pins(&mut ctx, &prims, &lookup, &scene.bodies, &mut xforms)?;
+    let physics_scenes: Vec<sdf::Path> =
+        prims.iter().filter(|p| p.type_name == "PhysicsScene").map(|p| p.path.clone()).collect();
+    scene.gravity = physics_scene::gravity(&mut ctx, &physics_scenes, &info)?;
+
+    Ok(Imported { scene, stage: info, bodies: body_prims, warnings: ctx.warnings })
+}
+
+/// Traverses the stage with USD's default predicate (active, loaded, defined,
+/// non-abstract: `class` templates are skipped, their referencing prims are not) and
+/// reads each prim's type and applied schemas once.
+fn summarize(ctx: &Ctx) -> Result<Vec<PrimSummary>, ImportError> {
+    let mut paths = Vec::new();
+    ctx.stage.traverse(usd::PrimPredicate::DEFAULT, |path| paths.push(path.clone())).map_err(|err| {
+        ImportError::Query { at: ctx.prim_loc(&sdf::Path::abs_root()), reason: format!("traversal failed: {err}") }
+    })?;
+    paths
+        .into_iter()
+        .map(|path| {
+            let prim = ctx.prim(&path)?;
+            let type_name = prim
+                .type_name()
+                .map_err(|err| ctx.query_err(&path, None, err))?
+                .map(|t| t.as_str().to_string())
+                .unwrap_or_default();
+            let apis = prim
+                .api_schemas()
+                .map_err(|err| ctx.query_err(&path, None, err))?
+                .iter()
+                .map(|t| t.as_str().to_string())
+                .collect();
+            Ok(PrimSummary { path, type_name, apis })
+        })
+        .collect()
+}

@@ -1,0 +1,28 @@
+//! usdsim's USD side: import an OpenUSD stage that uses the OmniPhysics deformable
+//! schema into a plain-data [`usdsim_core::Scene`], and export baked frames as a new
+//! layer that sublayers the input.
+//!
+//! Data flows one way: stage → [`import`] → `Scene` → solver → [`Bake`] → output layer.
+//! Everything in the `Scene` is world space, stage units; the exporter maps results
+//! back to each simulation mesh's local space.
+
+#![warn(missing_docs)]
+
+mod attachment;
+mod attribute_values;
+mod body;
+mod collider;
+mod context;
+mod error;
+mod export;
+mod import;
+mod material_binding;
+mod physics_scene;
+mod stage_info;
+mod units;
+mod xform;
+
+pub use error::{ExportError, ImportError, Location};
+pub use export::{default_output_path, Bake};
+pub use import::{import, BodyPrim, Imported};
+pub use stage_info::{StageInfo, UpAxis};

@@ -1,0 +1,215 @@
+//! Physics material resolution: which material a prim is bound to, and the material's
+//! parameters in stage units.
+//!
+//! Binding follows UsdShade's rule for a purpose-restricted query: the `physics`
+//! purpose is searched first over the prim and all its ancestors, then the all-purpose
+//! `material:binding`. Within one purpose the nearest binding wins, unless an ancestor's
+//! binding says `bindMaterialAs = "strongerThanDescendants"`, in which case the
+//! outermost such ancestor wins. Targets come from the composed stage, so a binding
+//! authored inside a referenced class points at the referencing prim's copy.
+
+use openusd::sdf;
+use usdsim_core::Material;
+
+use crate::attribute_values;
+use crate::context::Ctx;
+use crate::error::ImportError;
+use crate::units::Units;
+
+/// Binding relationship names, strongest purpose first.
+const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
+
+/// The material bound to `prim` for physics, if any. A target that is not a composed
+/// prim is reported as a warning and ignored.
+pub(crate) fn bound_material(ctx: &mut Ctx, prim: &sdf::Path) -> Result<Option<sdf::Path>, ImportError> {
+    for rel_name in BINDING_RELS {
+        let mut chosen: Option<sdf::Path> = None;
+        for path in prim.ancestors_below_root() {
+            let handle = ctx.prim(&path)?;
+            let rel = handle.relationship(rel_name);
+            let targets = rel.targets().map_err(|err| ctx.query_err(&path, Some(rel_name), err))?;
+            let Some(target) = targets.into_iter().next() else {
+                continue;
+            };
+            let strength = rel
+                .get_metadata::<sdf::Value>("bindMaterialAs")
+                .ok()
+                .flatten()
+                .and_then(|v| v.try_as_token())
+                .map(|t| t.as_str().to_string());
+            let stronger = strength.as_deref() == Some("strongerThanDescendants");
+            if chosen.is_none() || stronger {
+                chosen = Some(target);
+            }
+        }
+        if let Some(target) = chosen {
+            let exists = ctx.prim(&target)?.is_valid().map_err(|err| ctx.query_err(&target, None, err))?;
+            if !exists {
+                ctx.warn(prim, Some(rel_name), format!("bound material {target} does not exist; using defaults"));
+                return Ok(None);
+            }
+            return Ok(Some(target));
+        }
+    }
+    Ok(None)
+}
+
+/// Applied API schemas of a material that make its deformable parameters meaningful.
+const OMNI_DEFORMABLE_APIS: [&str; 2] = ["OmniPhysicsDeformableMaterialAPI", "OmniPhysicsSurfaceDeformableMaterialAPI"];
+const PHYSICS_DEFORMABLE_APIS: [&str; 3] =
+    ["PhysicsVolumeDeformableMaterialAPI", "PhysicsSurfaceDeformableMaterialAPI", "PhysicsDeformableMaterialAPI"];
+
+/// Reads one parameter under its OmniPhysics name, then its AOUSD `physics:` name.
+/// Returns the value and the attribute it came from (for messages).
+fn param(ctx: &Ctx, material: &sdf::Path, names: &[&'static str]) -> Result<Option<(f64, &'static str)>, ImportError> {
+    for &name in names {
+        if let Some(v) = attribute_values::f64_value(ctx, material, name)? {
+            return Ok(Some((v, name)));
+        }
+    }
+    Ok(None)
+}
+
+/// Rejects non-finite and negative values with a message naming the attribute.
+fn non_negative(
+    ctx: &Ctx,
+    material: &sdf::Path,
+    value: Option<(f64, &'static str)>,
+) -> Result<Option<f64>, ImportError> {
+    match value {
+        Some((v, name)) if !v.is_finite() || v < 0.0 => Err(ImportError::Invalid {
+            at: ctx.prop_loc(material, name),
+            reason: format!("must be a finite, non-negative number, found {v}"),
+        }),
+        Some((v, _)) => Ok(Some(v)),
+        None => Ok(None),
+    }
+}
+
+/// The body material when nothing is bound: SI defaults converted to stage units.
+pub(crate) fn default_material(units: &Units) -> Material {
+    Material {
+        youngs_modulus: units.pressure_from_si(1e6) as f32,
+        poissons_ratio: 0.3,
+        density: units.density_from_si(1000.0) as f32,
+        thickness: units.length_from_si(1e-3) as f32,
+        stretch_stiffness: 0.0,
+        shear_stiffness: 0.0,
+        bend_stiffness: 0.0,
+        dynamic_friction: 0.5,
+        static_friction: 0.5,
+        damping: 0.0,
+    }
+}
+
+/// Reads the deformable material parameters of `material` (a bound Material prim) for
+/// a body of the given kind. Unauthored values take the schema fallback where it is
+/// meaningful (Poisson's ratio 0.25 and friction 0 under the OmniPhysics API) and the
+/// SI default in stage units where the schema's fallback of 0 means "unset"
+/// (Young's modulus, density, thickness).
+pub(crate) fn body_material(
+    ctx: &mut Ctx,
+    material: Option<&sdf::Path>,
+    units: &Units,
+    body_prim: &sdf::Path,
+) -> Result<Material, ImportError> {
+    let defaults = default_material(units);
+    let Some(material) = material else {
+        return Ok(defaults);
+    };
+    let apis = ctx.prim(material)?.api_schemas().map_err(|err| ctx.query_err(material, None, err))?;
+    let has = |names: &[&str]| apis.iter().any(|api| names.contains(&api.as_str()));
+    let omni = has(&OMNI_DEFORMABLE_APIS);
+    let aousd = has(&PHYSICS_DEFORMABLE_APIS);
+    let any_material_api = omni || aousd || has(&["OmniPhysicsBaseMaterialAPI", "PhysicsMaterialAPI"]);
+    if !omni && !aousd {
+        ctx.warn(
+            body_prim,
+            None,
+            format!("bound material {material} applies no deformable material API; reading its attributes anyway"),
+        );
+    }
+    // A surface body bound to a volume-only material is legal and common (the PhysX
+    // samples do it): the surface parameters then take their fallbacks.
+
+    let positive_or = |v: Option<f64>, fallback: f32| match v {
+        Some(v) if v > 0.0 => v as f32,
+        _ => fallback,
+    };
+    let youngs =
+        non_negative(ctx, material, param(ctx, material, &["omniphysics:youngsModulus", "physics:youngsModulus"])?)?;
+    let density = non_negative(ctx, material, param(ctx, material, &["omniphysics:density", "physics:density"])?)?;
+    let thickness =
+        non_negative(ctx, material, param(ctx, material, &["omniphysics:surfaceThickness", "physics:thickness"])?)?;
+    let stretch = non_negative(
+        ctx,
+        material,
+        param(ctx, material, &["omniphysics:surfaceStretchStiffness", "physics:stretchStiffness"])?,
+    )?;
+    let shear = non_negative(
+        ctx,
+        material,
+        param(ctx, material, &["omniphysics:surfaceShearStiffness", "physics:shearStiffness"])?,
+    )?;
+    let bend = non_negative(
+        ctx,
+        material,
+        param(ctx, material, &["omniphysics:surfaceBendStiffness", "physics:bendStiffness"])?,
+    )?;
+    let dynamic_friction = non_negative(
+        ctx,
+        material,
+        param(ctx, material, &["omniphysics:dynamicFriction", "physics:dynamicFriction"])?,
+    )?;
+    let static_friction =
+        non_negative(ctx, material, param(ctx, material, &["omniphysics:staticFriction", "physics:staticFriction"])?)?;
+    let damping = non_negative(ctx, material, param(ctx, material, &["physxDeformableMaterial:elasticityDamping"])?)?;
+
+    let poisson_fallback = if omni { 0.25 } else { 0.3 };
+    let poissons_ratio = match param(ctx, material, &["omniphysics:poissonsRatio", "physics:poissonsRatio"])? {
+        Some((v, name)) if !(v.is_finite() && v > -1.0 && v < 0.5) => {
+            return Err(ImportError::Invalid {
+                at: ctx.prop_loc(material, name),
+                reason: format!("Poisson's ratio must lie in (-1, 0.5), found {v}"),
+            });
+        }
+        Some((v, _)) => v as f32,
+        None => poisson_fallback,
+    };
+    // With a material API applied, unauthored friction is the schema's 0; a material
+    // without any physics material API says nothing about friction.
+    let friction_fallback = if any_material_api { 0.0 } else { defaults.dynamic_friction };
+
+    Ok(Material {
+        youngs_modulus: positive_or(youngs, defaults.youngs_modulus),
+        poissons_ratio,
+        density: positive_or(density, defaults.density),
+        thickness: positive_or(thickness, defaults.thickness),
+        stretch_stiffness: stretch.unwrap_or(0.0) as f32,
+        shear_stiffness: shear.unwrap_or(0.0) as f32,
+        bend_stiffness: bend.unwrap_or(0.0) as f32,
+        dynamic_friction: dynamic_friction.map_or(friction_fallback, |v| v as f32),
+        static_friction: static_friction.map_or(friction_fallback, |v| v as f32),
+        damping: damping.unwrap_or(0.0) as f32,
+    })
+}
+
+/// Friction of a static collider from its bound material: UsdPhysics
+/// `physics:dynamicFriction` first, then the OmniPhysics name; 0.5 with no material.
+pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f32, ImportError> {
+    let Some(material) = bound_material(ctx, collider)? else {
+        return Ok(0.5);
+    };
+    let value = non_negative(
+        ctx,
+        &material,
+        param(ctx, &material, &["physics:dynamicFriction", "omniphysics:dynamicFriction"])?,
+    )?;
+    if let Some(v) = value {
+        return Ok(v as f32);
+    }
+    let apis = ctx.prim(&material)?.api_schemas().map_err(|err| ctx.query_err(&material, None, err))?;
+    let has_api =
+        apis.iter().any(|api| api.as_str() == "PhysicsMaterialAPI" || api.as_str().starts_with("OmniPhysics"));
+    Ok(if has_api { 0.0 } else { 0.5 })
+}
