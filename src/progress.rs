@@ -1,0 +1,62 @@
+//! Progress reporting: a bar with frame rate and ETA on a terminal, plain log lines
+//! (every tenth of the run) when stderr is a pipe or a file, nothing when quiet.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Instant;
+
+/// Reports frames as they finish.
+pub enum Progress {
+    /// Nothing is shown.
+    Silent,
+    /// An interactive bar on stderr.
+    Bar(ProgressBar),
+    /// A log line whenever another tenth of the frames is done.
+    Log { total: u32, next: u32, start: Instant },
+}
+
+impl Progress {
+    /// Picks the reporter for `total` frames.
+    pub fn new(total: u32, silent: bool) -> Self {
+        if silent {
+            return Progress::Silent;
+        }
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(total as u64);
+            let style = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} frames  {per_sec}  ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            Progress::Bar(bar)
+        } else {
+            Progress::Log { total, next: 1, start: Instant::now() }
+        }
+    }
+
+    /// Records that `done` frames of the total are finished.
+    pub fn frame(&mut self, done: u32) {
+        match self {
+            Progress::Silent => {}
+            Progress::Bar(bar) => bar.set_position(done as u64),
+            Progress::Log { total, next, start } => {
+                if done * 10 >= *next * *total {
+                    let secs = start.elapsed().as_secs_f64();
+                    eprintln!(
+                        "frame {done}/{total} ({:.0}%), {:.1} ms/frame",
+                        100.0 * done as f64 / *total as f64,
+                        1e3 * secs / done as f64
+                    );
+                    *next = (done * 10 / *total) + 1;
+                }
+            }
+        }
+    }
+
+    /// Removes the bar, if any.
+    pub fn finish(self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
