@@ -8,16 +8,12 @@
 //! the elements of a colour touch disjoint vertices the result does not depend on how
 //! rayon splits the work: one thread and many threads give bit-identical states.
 
-use rayon::prelude::*;
+use crate::team::Member;
 use std::ops::Range;
 
 /// Colours past this many go to a last, sequential bucket (never seen in practice:
 /// tetrahedral meshes need about 20-40 colours).
 const MAX_COLOURS: usize = 128;
-
-/// Colour ranges below this size are projected on the calling thread; spawning rayon
-/// tasks for a few dozen elements costs more than it saves.
-const PARALLEL_MIN: usize = 512;
 
 /// Elements of one constraint kind, reordered so each colour is contiguous.
 #[derive(Clone, Debug, Default)]
@@ -96,20 +92,24 @@ impl<T> Shared<T> {
 }
 
 impl Colouring {
-    /// Runs `project(i)` for every element index, colour by colour; elements of one
-    /// colour in parallel when there are enough of them.
-    pub fn for_each<F>(&self, project: F)
+    /// Runs `project(i)` for this team member's share of every colour, colour by colour,
+    /// with the team synchronised between colours. A trailing bucket whose elements may
+    /// share vertices runs on the leader alone.
+    #[inline]
+    pub fn for_each<F>(&self, member: &Member, project: F)
     where
-        F: Fn(usize) + Sync,
+        F: Fn(usize),
     {
         let n = self.ranges.len();
         for (c, range) in self.ranges.iter().enumerate() {
-            let sequential = self.last_is_sequential && c + 1 == n;
-            if sequential || range.len() < PARALLEL_MIN {
-                range.clone().for_each(&project);
+            if self.last_is_sequential && c + 1 == n {
+                if member.is_leader() {
+                    range.clone().for_each(&project);
+                }
             } else {
-                range.clone().into_par_iter().with_min_len(256).for_each(&project);
+                member.share(range.clone()).for_each(&project);
             }
+            member.sync();
         }
     }
 }

@@ -220,19 +220,21 @@ pub fn detect(
     out.par_extend(found);
 }
 
-/// Pushes every contacting vertex back onto its contact planes.
-pub fn project(contacts: &mut [VertexContacts], x: Shared<Vec3>) {
-    contacts.par_iter_mut().with_min_len(256).for_each(|vc| {
-        // SAFETY: each vertex appears in at most one `VertexContacts`.
-        let p = unsafe { x.get(vc.vertex as usize) };
-        for k in 0..vc.count as usize {
-            let c = vc.normal[k].dot(*p) - vc.offset[k];
-            if c < 0.0 {
-                *p -= vc.normal[k] * c;
-                vc.push[k] -= c;
-            }
+/// Pushes a contacting vertex back onto its contact planes.
+///
+/// # Safety
+/// No other thread may touch this vertex (each vertex has at most one entry).
+#[inline]
+pub unsafe fn project(vc: &mut VertexContacts, x: Shared<Vec3>) {
+    // SAFETY: exclusive per the contract.
+    let p = unsafe { x.get(vc.vertex as usize) };
+    for k in 0..vc.count as usize {
+        let c = vc.normal[k].dot(*p) - vc.offset[k];
+        if c < 0.0 {
+            *p -= vc.normal[k] * c;
+            vc.push[k] -= c;
         }
-    });
+    }
 }
 
 /// Applies Coulomb friction to the substep's displacement of every contacting vertex.

@@ -22,6 +22,7 @@ mod neo_hookean;
 mod pin;
 mod scene;
 mod solver;
+mod team;
 mod xpbd;
 
 pub use error::SceneError;

@@ -4,6 +4,7 @@
 //! is zero and it sits exactly on its target. A soft pin is a zero-rest-length XPBD
 //! spring to the target with compliance `1/k` and damping `c`, in stage units.
 
+use crate::colouring::Shared;
 use crate::xpbd::Step;
 use glam::Vec3;
 
@@ -21,14 +22,19 @@ pub struct SoftPin {
 }
 
 impl SoftPin {
-    /// Projects the spring; pins are few, so they run sequentially after the elements.
-    pub fn project(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    /// Projects the spring; pins are few, so they run on one thread after the elements.
+    ///
+    /// # Safety
+    /// No other thread may touch this pin's vertex or multiplier.
+    pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
         let i = self.vertex as usize;
         let wi = w[i];
         if wi == 0.0 {
             return;
         }
-        let d = x[i] - self.target;
+        // SAFETY: exclusive per the contract.
+        let xi = unsafe { x.get(i) };
+        let d = *xi - self.target;
         let c = d.length();
         if c < 1e-12 {
             return;
@@ -36,9 +42,9 @@ impl SoftPin {
         let n = d / c;
         let alpha = self.compliance * step.inv_dt2;
         let gamma = self.damping / step.dt;
-        let rate = n.dot(x[i] - x_prev[i]);
+        let rate = n.dot(*xi - x_prev[i]);
         let d_lambda = (-c - alpha * *lambda - gamma * rate) / ((1.0 + gamma) * wi + alpha);
         *lambda += d_lambda;
-        x[i] += n * (wi * d_lambda);
+        *xi += n * (wi * d_lambda);
     }
 }

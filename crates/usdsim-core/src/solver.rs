@@ -9,6 +9,7 @@
 
 use crate::bending::{self, Hinge};
 use crate::colouring::{self, Colouring, Shared};
+use crate::team;
 use crate::contact::{self, StaticCollider, VertexContactParams, VertexContacts};
 use crate::error::SceneError;
 use crate::mass;
@@ -392,10 +393,7 @@ impl Solver {
         self.membrane_lambda.fill([0.0; 2]);
         self.hinge_lambda.fill(0.0);
         self.pin_lambda.fill(0.0);
-        for _ in 0..self.settings.iterations {
-            self.project_constraints(step);
-            contact::project(&mut self.contacts, Shared::new(&mut self.x));
-        }
+        self.iterate(step);
         contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
         let inv_dt = 1.0 / dt;
         (&self.x, &self.x_prev, &mut self.v).into_par_iter().with_min_len(2048).for_each(|(x, xp, v)| {
@@ -403,23 +401,46 @@ impl Solver {
         });
     }
 
-    fn project_constraints(&mut self, step: Step) {
+    /// The constraint iterations of one substep: every colour of every constraint kind,
+    /// then pins, then contact planes, `iterations` times, on the whole thread team.
+    fn iterate(&mut self, step: Step) {
         let x = Shared::new(&mut self.x);
         let (x_prev, w) = (&self.x_prev[..], &self.w[..]);
-        let lambda = Shared::new(&mut self.tet_lambda);
-        let tets = &self.tets;
-        // SAFETY (all three loops): elements of one colour share no vertex, and each
-        // element index owns its own multiplier slot.
-        self.tet_colours.for_each(|i| unsafe { tets[i].project(x, x_prev, w, lambda.get(i), step) });
-        let lambda = Shared::new(&mut self.membrane_lambda);
-        let membranes = &self.membranes;
-        self.membrane_colours.for_each(|i| unsafe { membranes[i].project(x, x_prev, w, lambda.get(i), step) });
-        let lambda = Shared::new(&mut self.hinge_lambda);
-        let hinges = &self.hinges;
-        self.hinge_colours.for_each(|i| unsafe { hinges[i].project(x, x_prev, w, lambda.get(i), step) });
-        for (pin, lambda) in self.soft_pins.iter().zip(&mut self.pin_lambda) {
-            pin.project(&mut self.x, &self.x_prev, &self.w, lambda, step);
-        }
+        let (tets, membranes, hinges) = (&self.tets, &self.membranes, &self.hinges);
+        let (tet_colours, membrane_colours, hinge_colours) =
+            (&self.tet_colours, &self.membrane_colours, &self.hinge_colours);
+        let tet_lambda = Shared::new(&mut self.tet_lambda);
+        let membrane_lambda = Shared::new(&mut self.membrane_lambda);
+        let hinge_lambda = Shared::new(&mut self.hinge_lambda);
+        let pin_lambda = Shared::new(&mut self.pin_lambda);
+        let soft_pins = &self.soft_pins;
+        let contacts = Shared::new(&mut self.contacts);
+        let contact_count = self.contacts.len();
+        let iterations = self.settings.iterations;
+        // Below this size the team's barriers cost more than the work they share.
+        let parallel = tets.len() + membranes.len() + hinges.len() >= 2048;
+        team::run(parallel, |m| {
+            for _ in 0..iterations {
+                // SAFETY (every projection below): within one colour elements share no
+                // vertex, each element index owns its multiplier slot, members take
+                // disjoint shares, and the team syncs between colours. Pins run on the
+                // leader alone; each vertex has at most one contact entry.
+                tet_colours.for_each(m, |i| unsafe { tets[i].project(x, x_prev, w, tet_lambda.get(i), step) });
+                membrane_colours
+                    .for_each(m, |i| unsafe { membranes[i].project(x, x_prev, w, membrane_lambda.get(i), step) });
+                hinge_colours.for_each(m, |i| unsafe { hinges[i].project(x, x_prev, w, hinge_lambda.get(i), step) });
+                if m.is_leader() {
+                    for (k, pin) in soft_pins.iter().enumerate() {
+                        unsafe { pin.project(x, x_prev, w, pin_lambda.get(k), step) };
+                    }
+                }
+                m.sync();
+                for k in m.share(0..contact_count) {
+                    unsafe { contact::project(contacts.get(k), x) };
+                }
+                m.sync();
+            }
+        });
     }
 
     /// World-space positions of body `body`'s vertices.
