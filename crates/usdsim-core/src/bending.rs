@@ -12,6 +12,7 @@
 //! triangle folds towards the first triangle's normal side.
 
 use crate::colouring::Shared;
+use crate::scene::{BendDefault, Body};
 use crate::xpbd::{self, Step};
 use glam::Vec3;
 use std::collections::HashMap;
@@ -94,6 +95,47 @@ pub fn angle_between(first: [Vec3; 3], second: [Vec3; 3], edge: (Vec3, Vec3)) ->
     let n1 = (first[1] - first[0]).cross(first[2] - first[0]);
     let n2 = (second[1] - second[0]).cross(second[2] - second[0]);
     n2.cross(n1).dot(e.normalize_or_zero()).atan2(n1.dot(n2))
+}
+
+/// The bending hinges of surface body `body` with bending rigidity `bend`, their vertex
+/// indices offset by `base` into the solver's global arrays. Rest angles come from the
+/// body's explicit `(triangle pair, angle)` list, else from its default rule; stiffness
+/// from the discrete-shell formula on the rest triangles. An explicit pair may name its
+/// triangles in either order: for a consistently wound mesh the signed angle is the same
+/// seen from either side.
+pub fn build(body: &Body, bend: f32, base: u32) -> Vec<Hinge> {
+    let explicit: HashMap<(u32, u32), f32> =
+        body.bend_overrides.iter().map(|&([a, b], angle)| ((a.min(b), a.max(b)), angle)).collect();
+    let rest_tri = |t: u32| {
+        let e = &body.rest_elements[t as usize];
+        [0, 1, 2].map(|k| body.rest_points[e[k] as usize])
+    };
+    let mut out = Vec::new();
+    for h in hinges(&body.triangles) {
+        let [t1, t2] = h.triangles;
+        let (r1, r2) = (rest_tri(t1), rest_tri(t2));
+        // The hinge edge's position within the first triangle, in rest coordinates.
+        let k = body.triangles[t1 as usize].iter().position(|&q| q == h.v[0]).unwrap_or(0);
+        let edge = (r1[k], r1[(k + 1) % 3]);
+        let rest_angle = match (explicit.get(&(t1.min(t2), t1.max(t2))), body.bend_default) {
+            (Some(&angle), _) => angle,
+            (None, BendDefault::Flat) => 0.0,
+            (None, BendDefault::RestShape) => angle_between(r1, r2, edge),
+        };
+        let length = edge.0.distance(edge.1);
+        let area =
+            0.5 * ((r1[1] - r1[0]).cross(r1[2] - r1[0]).length() + (r2[1] - r2[0]).cross(r2[2] - r2[0]).length());
+        let stiffness = bend * 3.0 * length * length / area.max(f32::MIN_POSITIVE);
+        if stiffness > 0.0 && stiffness.is_finite() {
+            out.push(Hinge {
+                v: h.v.map(|i| i + base),
+                rest_angle,
+                compliance: 1.0 / stiffness,
+                damping: body.material.damping,
+            });
+        }
+    }
+    out
 }
 
 /// Wraps an angle difference into (−π, π] so a hinge never takes the long way round.

@@ -9,14 +9,14 @@
 
 use crate::bending::{self, Hinge};
 use crate::colouring::{self, Colouring, Shared};
-use crate::team;
 use crate::contact::{self, StaticCollider, VertexContactParams, VertexContacts};
 use crate::error::SceneError;
 use crate::mass;
 use crate::membrane::Membrane;
 use crate::neo_hookean::Tet;
 use crate::pin::SoftPin;
-use crate::scene::{BendDefault, Body, BodyKind, Scene};
+use crate::scene::{Body, BodyKind, Scene};
+use crate::team;
 use crate::xpbd::Step;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -72,15 +72,13 @@ pub struct Solver {
     /// Per-vertex friction and contact distances.
     contact_params: Vec<VertexContactParams>,
     bodies: Vec<Range<usize>>,
-    tets: Vec<Tet>,
-    tet_colours: Colouring,
-    tet_lambda: Vec<[f32; 2]>,
-    membranes: Vec<Membrane>,
-    membrane_colours: Colouring,
-    membrane_lambda: Vec<[f32; 2]>,
-    hinges: Vec<Hinge>,
-    hinge_colours: Colouring,
-    hinge_lambda: Vec<f32>,
+    tets: Coloured<Tet, [f32; 2]>,
+    membranes: Coloured<Membrane, [f32; 2]>,
+    /// Hinges stiff enough to need every iteration.
+    hinges: Coloured<Hinge, f32>,
+    /// Hinges so compliant that one projection per substep converges them (see
+    /// [`SOFT_HINGE_RATIO`]).
+    soft_hinges: Coloured<Hinge, f32>,
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
     colliders: Vec<StaticCollider>,
@@ -249,44 +247,7 @@ impl Solver {
                         })?;
                         membranes.push(t);
                     }
-                    for h in bending::hinges(&body.triangles) {
-                        let [t1, t2] = h.triangles.map(|t| t as usize);
-                        let (r1, r2) = (rest_tri(t1), rest_tri(t2));
-                        let explicit = body.bend_overrides.iter().find(|(pair, _)| {
-                            (pair[0] as usize, pair[1] as usize) == (t1, t2)
-                                || (pair[0] as usize, pair[1] as usize) == (t2, t1)
-                        });
-                        let rest_angle = match (explicit, body.bend_default) {
-                            (Some(&(pair, angle)), _) => {
-                                // An override listed as (second, first) describes the same
-                                // fold seen from the other triangle: same sign.
-                                let _ = pair;
-                                angle
-                            }
-                            (None, BendDefault::Flat) => 0.0,
-                            (None, BendDefault::RestShape) => {
-                                let k = body.triangles[t1].iter().position(|&q| q == h.v[0]).unwrap_or(0);
-                                bending::angle_between(r1, r2, (r1[k], r1[(k + 1) % 3]))
-                            }
-                        };
-                        let edge = r1[0].distance(r1[1]).max(r1[1].distance(r1[2])).max(r1[2].distance(r1[0]));
-                        let k_edge = {
-                            let k = body.triangles[t1].iter().position(|&q| q == h.v[0]).unwrap_or(0);
-                            r1[k].distance(r1[(k + 1) % 3])
-                        };
-                        let _ = edge;
-                        let area = 0.5 * (r1[1] - r1[0]).cross(r1[2] - r1[0]).length()
-                            + 0.5 * (r2[1] - r2[0]).cross(r2[2] - r2[0]).length();
-                        let k_hinge = bend * 3.0 * k_edge * k_edge / area.max(f32::MIN_POSITIVE);
-                        if k_hinge > 0.0 && k_hinge.is_finite() {
-                            hinges.push(Hinge {
-                                v: h.v.map(global),
-                                rest_angle,
-                                compliance: 1.0 / k_hinge,
-                                damping: mat.damping,
-                            });
-                        }
-                    }
+                    hinges.extend(bending::build(body, bend, base as u32));
                 }
             }
         }
@@ -337,9 +298,8 @@ impl Solver {
         let colliders =
             contact::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
         let vertex_count = x.len();
-        let (tets, tet_colours) = coloured(tets, |t| t.v, vertex_count);
-        let (membranes, membrane_colours) = coloured(membranes, |t| t.v, vertex_count);
-        let (hinges, hinge_colours) = coloured(hinges, |h| h.v, vertex_count);
+        let dt = settings.frame_dt / settings.substeps as f32;
+        let (soft_hinges, hinges): (Vec<Hinge>, Vec<Hinge>) = hinges.into_iter().partition(|h| is_soft(h, &x, &w, dt));
         Ok(Self {
             settings,
             gravity: scene.gravity,
@@ -350,15 +310,10 @@ impl Solver {
             mass: m,
             contact_params,
             bodies: ranges,
-            tet_lambda: vec![[0.0; 2]; tets.len()],
-            tets,
-            tet_colours,
-            membrane_lambda: vec![[0.0; 2]; membranes.len()],
-            membranes,
-            membrane_colours,
-            hinge_lambda: vec![0.0; hinges.len()],
-            hinges,
-            hinge_colours,
+            tets: Coloured::new(tets, |t| t.v, vertex_count),
+            membranes: Coloured::new(membranes, |t| t.v, vertex_count),
+            hinges: Coloured::new(hinges, |h| h.v, vertex_count),
+            soft_hinges: Coloured::new(soft_hinges, |h| h.v, vertex_count),
             pin_lambda: vec![0.0; soft_pins.len()],
             soft_pins,
             colliders,
@@ -389,9 +344,10 @@ impl Solver {
             },
         );
         contact::detect(&self.colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &mut self.contacts);
-        self.tet_lambda.fill([0.0; 2]);
-        self.membrane_lambda.fill([0.0; 2]);
-        self.hinge_lambda.fill(0.0);
+        self.tets.lambda.fill([0.0; 2]);
+        self.membranes.lambda.fill([0.0; 2]);
+        self.hinges.lambda.fill(0.0);
+        self.soft_hinges.lambda.fill(0.0);
         self.pin_lambda.fill(0.0);
         self.iterate(step);
         contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
@@ -406,29 +362,33 @@ impl Solver {
     fn iterate(&mut self, step: Step) {
         let x = Shared::new(&mut self.x);
         let (x_prev, w) = (&self.x_prev[..], &self.w[..]);
-        let (tets, membranes, hinges) = (&self.tets, &self.membranes, &self.hinges);
-        let (tet_colours, membrane_colours, hinge_colours) =
-            (&self.tet_colours, &self.membrane_colours, &self.hinge_colours);
-        let tet_lambda = Shared::new(&mut self.tet_lambda);
-        let membrane_lambda = Shared::new(&mut self.membrane_lambda);
-        let hinge_lambda = Shared::new(&mut self.hinge_lambda);
+        let tets = self.tets.view();
+        let membranes = self.membranes.view();
+        let hinges = self.hinges.view();
+        let soft_hinges = self.soft_hinges.view();
         let pin_lambda = Shared::new(&mut self.pin_lambda);
         let soft_pins = &self.soft_pins;
         let contacts = Shared::new(&mut self.contacts);
         let contact_count = self.contacts.len();
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
-        let parallel = tets.len() + membranes.len() + hinges.len() >= 2048;
+        let parallel = tets.0.len() + membranes.0.len() + hinges.0.len() + soft_hinges.0.len() >= 2048;
         team::run(parallel, |m| {
-            for _ in 0..iterations {
+            for iteration in 0..iterations {
                 // SAFETY (every projection below): within one colour elements share no
                 // vertex, each element index owns its multiplier slot, members take
                 // disjoint shares, and the team syncs between colours. Pins run on the
                 // leader alone; each vertex has at most one contact entry.
-                tet_colours.for_each(m, |i| unsafe { tets[i].project(x, x_prev, w, tet_lambda.get(i), step) });
-                membrane_colours
-                    .for_each(m, |i| unsafe { membranes[i].project(x, x_prev, w, membrane_lambda.get(i), step) });
-                hinge_colours.for_each(m, |i| unsafe { hinges[i].project(x, x_prev, w, hinge_lambda.get(i), step) });
+                let (items, colours, lambda) = tets;
+                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                let (items, colours, lambda) = membranes;
+                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                let (items, colours, lambda) = hinges;
+                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                if iteration == 0 {
+                    let (items, colours, lambda) = soft_hinges;
+                    colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                }
                 if m.is_leader() {
                     for (k, pin) in soft_pins.iter().enumerate() {
                         unsafe { pin.project(x, x_prev, w, pin_lambda.get(k), step) };
@@ -485,15 +445,16 @@ impl Solver {
 
     /// Problem sizes and per-frame projection count.
     pub fn stats(&self) -> SolverStats {
-        let per_iteration =
-            2 * (self.tets.len() + self.membranes.len()) as u64 + (self.hinges.len() + self.soft_pins.len()) as u64;
+        let per_iteration = 2 * (self.tets.items.len() + self.membranes.items.len()) as u64
+            + (self.hinges.items.len() + self.soft_pins.len()) as u64;
+        let per_substep = per_iteration * self.settings.iterations as u64 + self.soft_hinges.items.len() as u64;
         SolverStats {
             bodies: self.bodies.len(),
             vertices: self.x.len(),
-            tets: self.tets.len(),
-            triangles: self.membranes.len(),
-            hinges: self.hinges.len(),
-            projections_per_frame: per_iteration * (self.settings.substeps * self.settings.iterations) as u64,
+            tets: self.tets.items.len(),
+            triangles: self.membranes.items.len(),
+            hinges: self.hinges.items.len() + self.soft_hinges.items.len(),
+            projections_per_frame: per_substep * self.settings.substeps as u64,
         }
     }
 }
@@ -517,13 +478,39 @@ fn mean_edge(body: &Body) -> f32 {
     }
 }
 
-/// Sorts `items` by colour and returns them with their colouring.
-fn coloured<T: Copy, const N: usize>(
+/// Hinges whose stiffness ratio `Σ wᵢ‖∇θᵢ‖² / α̃` is below this are projected once per
+/// substep instead of every iteration. For such a compliant constraint the XPBD update is
+/// dominated by `α̃`: the first projection already sets its multiplier to within this
+/// ratio of the converged value, and later iterations move vertices by less than that
+/// fraction of the angle error. Typical cloth (h ≈ 1 mm) bending falls here and costs a
+/// tenth as much; stiff shells keep full iterations.
+pub const SOFT_HINGE_RATIO: f32 = 0.05;
+
+/// Whether hinge `h` counts as compliant at substep `dt`, judged at positions `x`.
+fn is_soft(h: &Hinge, x: &[Vec3], w: &[f32], dt: f32) -> bool {
+    let Some((_, grad)) = bending::angle_and_gradient(h.v.map(|i| x[i as usize])) else { return false };
+    let stiffness: f32 = h.v.iter().zip(&grad).map(|(&i, g)| w[i as usize] * g.length_squared()).sum();
+    stiffness * dt * dt < SOFT_HINGE_RATIO * h.compliance
+}
+
+/// Constraints of one kind, stored sorted by colour, with their multipliers.
+struct Coloured<T, L> {
     items: Vec<T>,
-    verts: impl Fn(&T) -> [u32; N],
-    vertex_count: usize,
-) -> (Vec<T>, Colouring) {
-    let keys: Vec<[u32; N]> = items.iter().map(&verts).collect();
-    let (order, colouring) = colouring::colour(&keys, vertex_count);
-    (order.iter().map(|&i| items[i]).collect(), colouring)
+    colours: Colouring,
+    lambda: Vec<L>,
+}
+
+impl<T: Copy, L: Copy + Default> Coloured<T, L> {
+    /// Colours `items` (whose vertices `verts` returns) and sorts them by colour.
+    fn new<const N: usize>(items: Vec<T>, verts: impl Fn(&T) -> [u32; N], vertex_count: usize) -> Self {
+        let keys: Vec<[u32; N]> = items.iter().map(&verts).collect();
+        let (order, colours) = colouring::colour(&keys, vertex_count);
+        let items: Vec<T> = order.iter().map(|&i| items[i]).collect();
+        Self { lambda: vec![L::default(); items.len()], items, colours }
+    }
+
+    /// Borrows the parts a projection pass needs, the multipliers as a shared view.
+    fn view(&mut self) -> (&[T], &Colouring, Shared<L>) {
+        (&self.items, &self.colours, Shared::new(&mut self.lambda))
+    }
 }

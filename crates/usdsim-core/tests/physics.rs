@@ -277,3 +277,108 @@ fn bad_scenes_are_refused_with_the_body_named() {
     let err = Solver::new(Scene { bodies: vec![body], ..Default::default() }, Settings::default()).err().unwrap();
     assert!(err.to_string().contains("degenerate"), "{err}");
 }
+
+/// Angle of the hinge between the two triangles of a 4-vertex "book" (shared edge 0–1).
+fn book_angle(p: &[Vec3]) -> f32 {
+    let e = (p[1] - p[0]).normalize();
+    let a = (p[2] - p[0]) - e * e.dot(p[2] - p[0]);
+    let b = (p[3] - p[0]) - e * e.dot(p[3] - p[0]);
+    std::f32::consts::PI - a.angle_between(b)
+}
+
+fn book(rest: Vec<Vec3>, default: BendDefault, overrides: Vec<([u32; 2], f32)>) -> Solver {
+    let flat = vec![Vec3::ZERO, Vec3::X, Vec3::new(0.5, 1.0, 0.0), Vec3::new(0.5, -1.0, 0.0)];
+    let mut mat = material(1e5, 0.3, 200.0);
+    mat.bend_stiffness = 1.0;
+    // Damping ratio ≈ ½·τ·ω ≈ 0.5 for the hinge's ω ≈ 9.5 rad/s, so 4 s settle it.
+    mat.damping = 0.1;
+    let body = Body {
+        name: "/book".into(),
+        kind: BodyKind::Surface,
+        velocities: vec![Vec3::ZERO; 4],
+        positions: flat.clone(),
+        rest_points: rest,
+        rest_elements: vec![[0, 1, 2, 0], [1, 0, 3, 0]],
+        tets: vec![],
+        triangles: vec![[0, 1, 2], [1, 0, 3]],
+        bend_default: default,
+        bend_overrides: overrides,
+        material: mat,
+        mass_override: None,
+    };
+    let pins =
+        (0..3).map(|v| Pin { body: 0, vertex: v, target: flat[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
+    let scene = Scene { gravity: Vec3::ZERO, bodies: vec![body], colliders: vec![], pins: pins.collect() };
+    let mut solver = Solver::new(scene, settings(24.0)).unwrap();
+    for _ in 0..96 {
+        solver.step_frame();
+    }
+    solver
+}
+
+#[test]
+fn bending_settles_at_the_rest_angle() {
+    // Flat default: a flat book stays flat.
+    let flat = vec![Vec3::ZERO, Vec3::X, Vec3::new(0.5, 1.0, 0.0), Vec3::new(0.5, -1.0, 0.0)];
+    let solver = book(flat.clone(), BendDefault::Flat, vec![]);
+    assert!(book_angle(solver.positions(0)) < 0.01);
+
+    // Rest-shape default: the rest shape is folded by 60°, the flat start folds to match.
+    let fold = 60f32.to_radians();
+    let mut folded = flat.clone();
+    folded[3] = Vec3::new(0.5, -fold.cos(), fold.sin());
+    let solver = book(folded.clone(), BendDefault::RestShape, vec![]);
+    let angle = book_angle(solver.positions(0));
+    assert!((angle - fold).abs() < 0.02, "rest shape folded by 60°, simulation settled at {}°", angle.to_degrees());
+    // ... towards the same side as the rest shape.
+    assert!(solver.positions(0)[3].z > 0.5);
+
+    // An explicit rest angle overrides the default and uses the same sign convention as
+    // rest shapes: the angle the rest-shape default measured for the fold above.
+    let measured = usdsim_core_angle(&folded);
+    let solver = book(flat, BendDefault::Flat, vec![([1, 0], measured)]);
+    let angle = book_angle(solver.positions(0));
+    assert!((angle - fold).abs() < 0.02, "explicit 60° rest angle settled at {}°", angle.to_degrees());
+    assert!(solver.positions(0)[3].z > 0.5);
+}
+
+/// The signed angle the rest-shape default assigns to the book's hinge.
+fn usdsim_core_angle(p: &[Vec3]) -> f32 {
+    // Hinge [x0, x1, x2, x3] = [0, 1, 2, 3]: the edge 0→1 in the first triangle's winding.
+    let e = p[1] - p[0];
+    let n1 = e.cross(p[2] - p[0]);
+    let n2 = (p[3] - p[0]).cross(e);
+    n2.cross(n1).dot(e.normalize()).atan2(n1.dot(n2))
+}
+
+/// A cloth strip hanging from its top edge stretches like a bar: ρgL²/(2E) (ν = 0, so the
+/// pinned edge does not restrain lateral contraction). Checks the membrane's stiffness
+/// mapping from E, ν and h.
+#[test]
+fn hanging_cloth_strip_stretches_like_linear_elasticity() {
+    let (l, e, rho) = (1.0f32, 2e4f32, 200.0f32);
+    let mut mat = material(e, 0.0, rho);
+    mat.damping = 0.01;
+    let (points, tris) = grid::cloth(Vec3::new(-0.05, 0.0, -l), Vec3::X, Vec3::Z, (0.1, l), (3, 21));
+    let mut body = cloth_body(Vec3::ZERO, 1.0, 2, mat);
+    body.velocities = vec![Vec3::ZERO; points.len()];
+    body.rest_points = points.clone();
+    body.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
+    body.positions = points;
+    body.triangles = tris;
+    let pins: Vec<Pin> = (0..body.positions.len())
+        .filter(|&i| body.positions[i].z > -1e-6)
+        .map(|i| Pin { body: 0, vertex: i as u32, target: body.positions[i], stiffness: f32::INFINITY, damping: 0.0 })
+        .collect();
+    let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins };
+    let mut solver = Solver::new(scene, settings(24.0)).unwrap();
+    for _ in 0..120 {
+        solver.step_frame();
+    }
+    let p = solver.positions(0);
+    let stretch = -l - bottom.iter().map(|&i| p[i].z).sum::<f32>() / bottom.len() as f32;
+    let expected = rho * G * l * l / (2.0 * e);
+    let rel = (stretch - expected).abs() / expected;
+    assert!(rel < 0.1, "strip stretched {stretch} m, linear elasticity says {expected} m ({:.1}% off)", rel * 100.0);
+}
