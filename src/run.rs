@@ -2,7 +2,7 @@
 
 use crate::cli::RunArgs;
 use crate::progress::Progress;
-use crate::summary::Summary;
+use crate::summary::{BodyResult, Summary};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Settings, Solver};
@@ -73,6 +73,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     bake.write(&output)?;
     let export_s = t2.elapsed().as_secs_f64();
 
+    let up = info.up_axis.vector().as_vec3();
+    let bodies = (0..solver.body_count())
+        .map(|b| BodyResult {
+            prim: imported.bodies[b].prim_path.clone(),
+            vertices: solver.positions(b).len(),
+            mass: solver.body_mass(b),
+            centre_of_mass: solver.centre_of_mass(b).to_array(),
+            lowest: solver.positions(b).iter().map(|p| p.dot(up)).fold(f32::INFINITY, f32::min),
+        })
+        .collect();
     let summary = Summary {
         input: args.input.clone(),
         output,
@@ -86,6 +96,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         simulate_s,
         export_s,
         warnings: imported.warnings.clone(),
+        bodies,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.json())?);

@@ -31,6 +31,23 @@ pub struct Summary {
     pub export_s: f64,
     /// Importer warnings.
     pub warnings: Vec<String>,
+    /// Each body's state after the last frame.
+    pub bodies: Vec<BodyResult>,
+}
+
+/// A body's final state, so that a speed figure always comes with the answer it bought.
+#[derive(Debug)]
+pub struct BodyResult {
+    /// The simulation mesh's prim path.
+    pub prim: String,
+    /// Number of vertices.
+    pub vertices: usize,
+    /// Total mass, stage units.
+    pub mass: f32,
+    /// Centre of mass after the last frame, world space.
+    pub centre_of_mass: [f32; 3],
+    /// Height of the lowest vertex along the stage's up axis after the last frame.
+    pub lowest: f32,
 }
 
 impl Summary {
@@ -92,6 +109,13 @@ impl Summary {
             "ms_per_frame": self.ms_per_frame(),
             "projections_per_second": self.projections_per_second(),
             "warnings": self.warnings,
+            "final": self.bodies.iter().map(|b| json!({
+                "prim": b.prim,
+                "vertices": b.vertices,
+                "mass": b.mass,
+                "centre_of_mass": b.centre_of_mass,
+                "lowest": b.lowest,
+            })).collect::<Vec<_>>(),
         })
     }
 }
