@@ -382,3 +382,79 @@ fn hanging_cloth_strip_stretches_like_linear_elasticity() {
     let rel = (stretch - expected).abs() / expected;
     assert!(rel < 0.1, "strip stretched {stretch} m, linear elasticity says {expected} m ({:.1}% off)", rel * 100.0);
 }
+
+/// Signed distance from `p` to each kind of collider used below (analytic, independent
+/// of parry3d).
+fn signed_distance(shape: &ColliderShape, centre: Vec3, p: Vec3) -> f32 {
+    let q = p - centre;
+    match shape {
+        ColliderShape::Plane { normal } => normal.dot(q),
+        ColliderShape::Sphere { radius } => q.length() - radius,
+        ColliderShape::Cuboid { half_extents } => {
+            let d = q.abs() - *half_extents;
+            d.max(Vec3::ZERO).length() + d.max_element().min(0.0)
+        }
+        ColliderShape::Capsule { radius, half_height, axis } => {
+            let t = q.dot(*axis).clamp(-half_height, *half_height);
+            (q - *axis * t).length() - radius
+        }
+        ColliderShape::Cylinder { radius, half_height, axis } => {
+            let along = q.dot(*axis);
+            let radial = (q - *axis * along).length();
+            let d = glam::Vec2::new(radial - radius, along.abs() - half_height);
+            d.max(glam::Vec2::ZERO).length() + d.max_element().min(0.0)
+        }
+        ColliderShape::TriMesh { .. } => q.z, // the flat ground built below
+    }
+}
+
+#[test]
+fn no_collider_kind_lets_a_falling_body_through() {
+    let ground_mesh = ColliderShape::TriMesh {
+        vertices: vec![
+            Vec3::new(-2.0, -2.0, 0.0),
+            Vec3::new(2.0, -2.0, 0.0),
+            Vec3::new(2.0, 2.0, 0.0),
+            Vec3::new(-2.0, 2.0, 0.0),
+        ],
+        triangles: vec![[0, 1, 2], [0, 2, 3]],
+    };
+    // Each shape's top is at z = 0 under the falling cube.
+    let cases = [
+        (ColliderShape::Plane { normal: Vec3::Z }, Vec3::ZERO),
+        (ColliderShape::Cuboid { half_extents: Vec3::new(1.0, 1.0, 0.5) }, Vec3::new(0.0, 0.0, -0.5)),
+        (ColliderShape::Sphere { radius: 1.0 }, Vec3::new(0.0, 0.0, -1.0)),
+        (ColliderShape::Capsule { radius: 0.3, half_height: 1.0, axis: Vec3::X }, Vec3::new(0.0, 0.0, -0.3)),
+        (ColliderShape::Cylinder { radius: 1.0, half_height: 0.25, axis: Vec3::Z }, Vec3::new(0.0, 0.0, -0.25)),
+        (ground_mesh, Vec3::ZERO),
+    ];
+    for (shape, centre) in cases {
+        let body = volume_body(
+            Vec3::new(-0.1, -0.1, 0.3),
+            Vec3::new(0.1, 0.1, 0.5),
+            UVec3::splat(2),
+            material(1e5, 0.3, 1000.0),
+        );
+        let translation = if matches!(shape, ColliderShape::TriMesh { .. }) { Vec3::ZERO } else { centre };
+        let collider = Collider {
+            name: "/c".into(),
+            shape: shape.clone(),
+            translation,
+            rotation: glam::Quat::IDENTITY,
+            friction: 0.5,
+        };
+        let scene =
+            Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![collider], pins: vec![] };
+        let mut solver = Solver::new(scene, settings(24.0)).unwrap();
+        let mut deepest = f32::MAX;
+        for _ in 0..36 {
+            solver.step_frame();
+            for p in solver.positions(0) {
+                deepest = deepest.min(signed_distance(&shape, centre, *p));
+            }
+        }
+        assert!(deepest > -2e-3, "{shape:?}: a vertex went {} inside", -deepest);
+        // It landed: something touched the shape.
+        assert!(deepest < 0.01, "{shape:?}: the body never reached the collider (closest {deepest})");
+    }
+}
