@@ -35,7 +35,7 @@ def int_list(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
-def header(doc, up="Z", mpu=1, kpu=1, extra=""):
+def header(doc, up="Z", mpu=1, kpu=1, extra="", start=0, end=48, tcps=24):
     return (
         "#usda 1.0\n"
         f"# {doc}\n"
@@ -45,9 +45,9 @@ def header(doc, up="Z", mpu=1, kpu=1, extra=""):
         f'    doc = "{doc}"\n'
         f"    kilogramsPerUnit = {fmt(kpu)}\n"
         f"    metersPerUnit = {fmt(mpu)}\n"
-        "    startTimeCode = 0\n"
-        "    endTimeCode = 48\n"
-        "    timeCodesPerSecond = 24\n"
+        f"    startTimeCode = {fmt(start)}\n"
+        f"    endTimeCode = {fmt(end)}\n"
+        f"    timeCodesPerSecond = {fmt(tcps)}\n"
         f'    upAxis = "{up}"\n'
         f"{extra}"
         ")\n\n"
@@ -314,9 +314,111 @@ def hanging_bar(segments=10):
     write("hanging_bar.usda", text)
 
 
+def corner_tet(origin, leg):
+    """One tetrahedron: a corner at `origin` and legs of length `leg` along +X, +Y, +Z
+    (positive volume). Its four vertices get equal masses, so the vertex centroid is
+    the centre of mass, which gravity alone moves."""
+    ox, oy, oz = origin
+    points = [(ox, oy, oz), (ox + leg, oy, oz), (ox, oy + leg, oz), (ox, oy, oz + leg)]
+    return points, [(0, 1, 2, 3)]
+
+
+def free_fall_z_up_meters():
+    doc = "Free fall, Z-up, metres, no PhysicsScene and no colliders: one 0.1 m tet must fall at 9.81 m/s^2 along -Z."
+    points, tets = corner_tet((0, 0, 2), 0.1)
+    text = header(doc) + 'def Xform "World"\n{\n'
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly") + "}\n"
+    write("free_fall_z_up_meters.usda", text)
+
+
+def free_fall_y_up_centimeters():
+    doc = "Free fall, Y-up, centimetres, PhysicsScene without gravity attributes, no colliders: one 10 cm tet must fall at 981 cm/s^2 along -Y."
+    points, tets = corner_tet((0, 100, 0), 10)
+    text = header(doc, up="Y", mpu=0.01) + 'def Xform "World"\n{\n' + physics_scene(gravity=False) + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Rubber", 1000, 0.3, None, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Rubber") + "}\n"
+    write("free_fall_y_up_centimeters.usda", text)
+
+
+def free_fall_authored_gravity():
+    doc = "Free fall under authored gravity (direction (-2, 0, 0), i.e. -X once normalized, magnitude 5 m/s^2), startTimeCode 10, 30 time codes per second; the tet sits under an Xform that translates, rotates 90 degrees about Z and scales by 2, so local and world displacements differ."
+    points, tets = corner_tet((0, 0, 0), 0.1)
+    text = header(doc, start=10, end=34, tcps=30) + 'def Xform "World"\n{\n'
+    text += (
+        '    def PhysicsScene "PhysicsScene"\n    {\n'
+        "        vector3f physics:gravityDirection = (-2, 0, 0)\n"
+        "        float physics:gravityMagnitude = 5\n"
+        "    }\n\n"
+    )
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += (
+        '    def Xform "Frame"\n    {\n'
+        "        double3 xformOp:translate = (1, 2, 3)\n"
+        "        float xformOp:rotateZ = 90\n"
+        "        float3 xformOp:scale = (2, 2, 2)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:rotateZ", "xformOp:scale"]\n\n'
+    )
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly", indent="        ") + "    }\n}\n"
+    write("free_fall_authored_gravity.usda", text)
+
+
+def parallel_mix(n=48, cells=(16, 16, 12)):
+    doc = f"Large enough for every parallel loop of the solver to run (thousands of vertices, hundreds of elements per colour): a {n}x{n}-vertex cloth falling on a sphere and a {cells[0]}x{cells[1]}x{cells[2]}-cell tet block resting on the ground; Z-up, metres."
+    # Power-of-two spacings keep the coordinates short in text (the file is large).
+    cloth_points, tris = cloth_grid(n, (n - 1) / 32, 1.25)
+    cx, cy, cz = cells
+    h = 1 / 16
+    block_points, tets, _ = tet_grid(cx, cy, cz, (h * cx, h * cy, h * cz), (1.5, -h * cy / 2, h))
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += (
+        "\n"
+        '    def Scope "Materials"\n    {\n'
+        '        def Material "Cloth" (\n'
+        '            prepend apiSchemas = ["OmniPhysicsBaseMaterialAPI", "OmniPhysicsDeformableMaterialAPI", "OmniPhysicsSurfaceDeformableMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float omniphysics:density = 200\n"
+        "            float omniphysics:dynamicFriction = 0.5\n"
+        "            float omniphysics:poissonsRatio = 0.3\n"
+        "            float omniphysics:staticFriction = 0.5\n"
+        "            float omniphysics:surfaceThickness = 0.001\n"
+        "            float omniphysics:youngsModulus = 500000\n"
+        "        }\n\n"
+        + volume_material("Jelly", 1e5, 0.3, 1000, "        ")
+        + "    }\n\n"
+    )
+    text += (
+        '    def Mesh "Cloth" (\n'
+        '        prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPhysicsSurfaceDeformableSimAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"]\n'
+        "    )\n    {\n"
+        f"        int[] faceVertexCounts = {int_list([3] * len(tris))}\n"
+        f"        int[] faceVertexIndices = {int_list([i for t in tris for i in t])}\n"
+        "        rel material:binding:physics = </World/Materials/Cloth>\n"
+        f"        point3f[] points = {vec_list(cloth_points)}\n"
+        '        uniform token subdivisionScheme = "none"\n'
+        "    }\n\n"
+    )
+    text += tet_mesh("Block", block_points, tets, "/World/Materials/Jelly") + "\n"
+    text += (
+        '    def Sphere "Ball" (\n'
+        '        prepend apiSchemas = ["PhysicsCollisionAPI"]\n'
+        "    )\n    {\n"
+        "        double radius = 0.5\n"
+        "        double3 xformOp:translate = (0, 0, 0.5)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+    )
+    text += ground() + "}\n"
+    write("parallel_mix.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
     class_template()
     y_up_centimeters()
     hanging_bar()
+    free_fall_z_up_meters()
+    free_fall_y_up_centimeters()
+    free_fall_authored_gravity()
+    parallel_mix()
