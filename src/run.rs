@@ -38,6 +38,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
     };
+    let mut bake = Bake::new(&imported, args.frames);
+    bake.check_output(&output)?;
     let colliders = imported.scene.colliders.len();
     let mut solver = Solver::new(imported.scene.clone(), settings)
         .with_context(|| format!("{}: cannot simulate this scene", args.input.display()))?;
@@ -49,7 +51,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
         );
     }
 
-    let mut bake = Bake::new(&imported, args.frames);
     record(&mut bake, &solver, 0);
     let mut progress = Progress::new(args.frames, !talk);
     let t1 = Instant::now();

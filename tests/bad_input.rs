@@ -143,11 +143,9 @@ fn unknown_flag_is_a_usage_error_exit_2() {
     fails(2, &input, &["--frame-count", "3"], &["--frame-count"]);
 }
 
-/// The output path is only checked when the bake is written, after the whole
-/// simulation: a 240-frame run with a typo in `-o` wastes all of it. Ignored until the
-/// CLI checks the output path before simulating; run with `cargo test -- --ignored`.
+/// The output path is checked before simulating: a 240-frame run with a typo in `-o`
+/// must not waste all of it.
 #[test]
-#[ignore = "CLI bug: the output path is validated only after the simulation has run"]
 fn bad_output_path_is_refused_before_simulating() {
     let dir = temp_dir();
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());

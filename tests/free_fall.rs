@@ -155,13 +155,10 @@ fn free_fall_follows_authored_gravity_and_is_written_in_local_space() {
     .check();
 }
 
-/// With many substeps g dt² shrinks towards the ulp of the positions and the
-/// effective gravity drifts: at 200 substeps this scene falls 8.5 % too far in 1 s
-/// (12 % after the first frame). Ignored until the solver keeps positions or velocities
-/// in a form that does not quantize the velocity (see "Known problem" in README.md);
-/// run it with `cargo test -- --ignored`.
+/// With many substeps g dt² shrinks towards the ulp of the positions; a solver that
+/// re-derives velocity from f32 positions then drifts (it once fell 8.5 % too far in
+/// 1 s at 200 substeps).
 #[test]
-#[ignore = "solver bug: velocity re-derived from f32 world positions loses gravity at high substep counts"]
 fn free_fall_stays_accurate_with_many_substeps() {
     let scene = FreeFall {
         scene: "free_fall_z_up_meters.usda",

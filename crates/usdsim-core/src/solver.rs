@@ -351,9 +351,18 @@ impl Solver {
         self.pin_lambda.fill(0.0);
         self.iterate(step);
         contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
+        // v ← v_pred + (x − x_pred)/dt rather than (x − x_prev)/dt: the same value in exact
+        // arithmetic, but in f32 the latter loses gravity's g·dt² to the rounding of
+        // positions far from the origin once substeps are small (at 200 substeps a free
+        // fall ran 8% fast). x_pred is recomputed bit-identically from x_prev and v_pred.
         let inv_dt = 1.0 / dt;
-        (&self.x, &self.x_prev, &mut self.v).into_par_iter().with_min_len(2048).for_each(|(x, xp, v)| {
-            *v = (*x - *xp) * inv_dt;
+        (&self.x, &self.x_prev, &mut self.v, &self.w).into_par_iter().with_min_len(2048).for_each(|(x, xp, v, &w)| {
+            if w > 0.0 {
+                let predicted = *xp + *v * dt;
+                *v += (*x - predicted) * inv_dt;
+            } else {
+                *v = (*x - *xp) * inv_dt;
+            }
         });
     }
 

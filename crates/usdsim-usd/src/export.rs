@@ -95,10 +95,14 @@ impl Bake {
         }
     }
 
-    /// Writes the recorded frames to `output` (`.usda` text or `.usdc` binary, by
-    /// extension). Refuses to overwrite the input file. Frames never pushed are simply
-    /// absent from the output.
-    pub fn write(&self, output: &Path) -> Result<(), ExportError> {
+    /// Checks, before any simulating, that [`Bake::write`] can write `output`: a `.usda`
+    /// or `.usdc` name, in an existing directory, and not the input itself.
+    pub fn check_output(&self, output: &Path) -> Result<(), ExportError> {
+        self.destination(output).map(|_| ())
+    }
+
+    /// The absolute output and input paths, once `output` is known to be acceptable.
+    fn destination(&self, output: &Path) -> Result<(PathBuf, PathBuf), ExportError> {
         let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         if !matches!(extension.as_deref(), Some("usda") | Some("usdc")) {
             return Err(ExportError::UnsupportedExtension { path: output.to_path_buf() });
@@ -111,6 +115,14 @@ impl Bake {
         if output_abs == input_abs {
             return Err(ExportError::WouldOverwriteInput { path: output.to_path_buf() });
         }
+        Ok((output_abs, input_abs))
+    }
+
+    /// Writes the recorded frames to `output` (`.usda` text or `.usdc` binary, by
+    /// extension). Refuses to overwrite the input file. Frames never pushed are simply
+    /// absent from the output.
+    pub fn write(&self, output: &Path) -> Result<(), ExportError> {
+        let (output_abs, input_abs) = self.destination(output)?;
         let output_dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
         let sublayer = relative_asset_path(output_dir, &input_abs);
 
