@@ -22,6 +22,7 @@ mod neo_hookean;
 mod pin;
 mod scene;
 mod solver;
+pub mod spring_mass;
 mod team;
 mod xpbd;
 
