@@ -24,6 +24,7 @@ mod scene;
 mod solver;
 pub mod spring_mass;
 mod team;
+pub mod tearing;
 mod xpbd;
 
 pub use error::SceneError;
