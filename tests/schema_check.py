@@ -45,7 +45,8 @@ with tempfile.TemporaryDirectory() as scratch:
 
 # 2. Registration.
 plugin_dir = root / "schemas" / "omniPhysicsDeformable"
-Plug.Registry().RegisterPlugins(str(plugin_dir))
+# Both plugins before the first use of the schema registry, which reads them once.
+Plug.Registry().RegisterPlugins([str(plugin_dir), str(root / "schemas" / "usdsim")])
 registry = Usd.SchemaRegistry()
 ours = Sdf.Layer.FindOrOpen(str(plugin_dir / "generatedSchema.usda"))
 for spec in ours.rootPrims:
@@ -57,6 +58,18 @@ for spec in ours.rootPrims:
     for prop in spec.properties:
         if prop.name not in definition.GetPropertyNames():
             fail(f"{name}.{prop.name}: missing from the registered definition")
+for name, props in [("UsdsimMaterialAPI", ["usdsim:tearRatio", "usdsim:plasticYieldRatio", "usdsim:plasticRate",
+                                           "usdsim:plasticMaxStrain"]),
+                    ("UsdsimBodyAPI", ["usdsim:model", "usdsim:springStiffness", "usdsim:springDamping",
+                                       "usdsim:springLinks"])]:
+    definition = registry.FindAppliedAPIPrimDefinition(name)
+    if definition is None:
+        fail(f"{name}: not registered with Pixar's schema registry")
+    elif sorted(definition.GetPropertyNames()) != sorted(props):
+        fail(f"{name}: properties {sorted(definition.GetPropertyNames())}, expected {sorted(props)}")
+model = registry.FindAppliedAPIPrimDefinition("UsdsimBodyAPI")
+if model is not None and model.GetAttributeDefinition("usdsim:model").GetFallbackValue() != "fem":
+    fail("UsdsimBodyAPI: usdsim:model should fall back to fem")
 if not Usd.SchemaRegistry.IsMultipleApplyAPISchema("OmniPhysicsDeformablePoseAPI"):
     fail("OmniPhysicsDeformablePoseAPI: not registered as multiple-apply")
 body = registry.FindAppliedAPIPrimDefinition("OmniPhysicsDeformableBodyAPI")
