@@ -247,6 +247,42 @@ impl SpringSystem {
     }
 }
 
+/// Plastic flow of links, after the tearing-and-plasticity article: a link longer than
+/// `yield_ratio × rest` moves its rest length toward its current length by `rate` times the
+/// excess (`rest += rate·(length − rest)`), never beyond `max_strain` of its original rest
+/// length when a cap is given. `original[i]` is link `i`'s rest length before any flow.
+pub fn apply_plasticity(
+    links: &mut [Link],
+    x: &[DVec3],
+    original: &[f64],
+    yield_ratio: f64,
+    rate: f64,
+    max_strain: Option<f64>,
+) {
+    for (link, &rest0) in links.iter_mut().zip(original) {
+        let [i, j] = link.ends.map(|e| e as usize);
+        let length = x[i].distance(x[j]);
+        if length > yield_ratio * link.rest {
+            let mut rest = link.rest + rate * (length - link.rest);
+            if let Some(cap) = max_strain {
+                rest = rest.min(rest0 * (1.0 + cap));
+            }
+            link.rest = rest;
+        }
+    }
+}
+
+/// Removes every link longer than `ratio × rest` (the article's tearing criterion; 1.8
+/// tears at 180 %) and returns how many broke. Order of the survivors is kept.
+pub fn tear_links(links: &mut Vec<Link>, x: &[DVec3], ratio: f64) -> usize {
+    let before = links.len();
+    links.retain(|l| {
+        let [i, j] = l.ends.map(|e| e as usize);
+        x[i].distance(x[j]) <= ratio * l.rest
+    });
+    before - links.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,6 +387,37 @@ mod tests {
             }
             assert_eq!(t.x[1].x.abs() < 10.0, bounded, "dt = {dt}");
         }
+    }
+
+    fn stretched(length: f64) -> (Vec<Link>, Vec<DVec3>) {
+        let link = Link { ends: [0, 1], rest: 1.0, stiffness: 1.0, damping: 0.0 };
+        (vec![link], vec![DVec3::ZERO, DVec3::new(length, 0.0, 0.0)])
+    }
+
+    #[test]
+    fn links_flow_plastically_only_past_the_yield() {
+        let (mut links, x) = stretched(1.05);
+        apply_plasticity(&mut links, &x, &[1.0], 1.1, 0.5, None);
+        assert_eq!(links[0].rest, 1.0, "below yield the rest length is untouched");
+        let (mut links, x) = stretched(1.5);
+        apply_plasticity(&mut links, &x, &[1.0], 1.1, 0.5, None);
+        assert!((links[0].rest - 1.25).abs() < 1e-12, "rest += 0.5 × (1.5 − 1): {}", links[0].rest);
+        // Repeated flow approaches the held length; the cap stops it at 10 % strain.
+        let (mut links, x) = stretched(1.5);
+        for _ in 0..50 {
+            apply_plasticity(&mut links, &x, &[1.0], 1.1, 0.5, Some(0.1));
+        }
+        assert!((links[0].rest - 1.1).abs() < 1e-12, "capped at 1.1: {}", links[0].rest);
+    }
+
+    #[test]
+    fn links_tear_past_the_ratio_and_not_below() {
+        let (mut links, x) = stretched(1.79);
+        assert_eq!(tear_links(&mut links, &x, 1.8), 0);
+        assert_eq!(links.len(), 1);
+        let (mut links, x) = stretched(1.81);
+        assert_eq!(tear_links(&mut links, &x, 1.8), 1);
+        assert!(links.is_empty());
     }
 
     #[test]
