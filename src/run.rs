@@ -55,6 +55,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut progress = Progress::new(args.frames, !talk);
     let t1 = Instant::now();
     for frame in 1..=args.frames {
+        // Kinematic bodies follow their authored animation to this frame's time code.
+        for track in &imported.kinematic {
+            let targets = track.at(info.start_time_code + f64::from(frame));
+            solver.set_kinematic_targets(track.body, &targets)?;
+        }
         solver.step_frame();
         if let Some(body) = diverged(&solver) {
             progress.finish();

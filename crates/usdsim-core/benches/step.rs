@@ -26,6 +26,7 @@ fn material(youngs: f32, poisson: f32, density: f32) -> Material {
         dynamic_friction: 0.5,
         static_friction: 0.5,
         damping: 0.0,
+        bend_damping: 0.0,
     }
 }
 
@@ -47,6 +48,14 @@ fn body(kind: BodyKind, points: Vec<Vec3>, tets: Vec<[u32; 4]>, tris: Vec<[u32; 
         bend_overrides: vec![],
         material: mat,
         mass_override: None,
+        materials: vec![],
+        element_materials: vec![],
+        point_masses: vec![],
+        bind_pose: vec![],
+        self_collision_filter_pose: vec![],
+        kinematic: false,
+        starts_asleep: false,
+        gravity: None,
     }
 }
 
@@ -62,6 +71,7 @@ pub fn cloth(n: u32) -> Scene {
         bodies: vec![body(BodyKind::Surface, points, vec![], tris, material(1e5, 0.3, 200.0))],
         colliders: vec![],
         pins,
+        embedded: vec![],
     }
 }
 
@@ -80,6 +90,7 @@ pub fn jelly(k: u32) -> Scene {
         bodies: vec![body(BodyKind::Volume, points, tets, vec![], material(1e5, 0.35, 1000.0))],
         colliders: vec![ground],
         pins: vec![],
+        embedded: vec![],
     }
 }
 

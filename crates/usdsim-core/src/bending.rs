@@ -97,13 +97,17 @@ pub fn angle_between(first: [Vec3; 3], second: [Vec3; 3], edge: (Vec3, Vec3)) ->
     n2.cross(n1).dot(e.normalize_or_zero()).atan2(n1.dot(n2))
 }
 
-/// The bending hinges of surface body `body` with bending rigidity `bend`, their vertex
+/// The bending hinges of surface body `body`, their vertex
 /// indices offset by `base` into the solver's global arrays. Rest angles come from the
 /// body's explicit `(triangle pair, angle)` list, else from its default rule; stiffness
 /// from the discrete-shell formula on the rest triangles. An explicit pair may name its
 /// triangles in either order: for a consistently wound mesh the signed angle is the same
 /// seen from either side.
-pub fn build(body: &Body, bend: f32, base: u32) -> Vec<Hinge> {
+///
+/// Bending rigidity and damping come from the materials of the hinge's two triangles
+/// (their mean, for per-element materials); damping is the material's `bend_damping`
+/// when set, else its `damping`.
+pub fn build(body: &Body, base: u32) -> Vec<Hinge> {
     let explicit: HashMap<(u32, u32), f32> =
         body.bend_overrides.iter().map(|&([a, b], angle)| ((a.min(b), a.max(b)), angle)).collect();
     let rest_tri = |t: u32| {
@@ -125,14 +129,13 @@ pub fn build(body: &Body, bend: f32, base: u32) -> Vec<Hinge> {
         let length = edge.0.distance(edge.1);
         let area =
             0.5 * ((r1[1] - r1[0]).cross(r1[2] - r1[0]).length() + (r2[1] - r2[0]).cross(r2[2] - r2[0]).length());
+        let (m1, m2) = (body.element_material(t1 as usize), body.element_material(t2 as usize));
+        let bend = 0.5 * (m1.shell_stiffness().2 + m2.shell_stiffness().2);
+        let damping_of = |m: &crate::scene::Material| if m.bend_damping > 0.0 { m.bend_damping } else { m.damping };
+        let damping = 0.5 * (damping_of(m1) + damping_of(m2));
         let stiffness = bend * 3.0 * length * length / area.max(f32::MIN_POSITIVE);
         if stiffness > 0.0 && stiffness.is_finite() {
-            out.push(Hinge {
-                v: h.v.map(|i| i + base),
-                rest_angle,
-                compliance: 1.0 / stiffness,
-                damping: body.material.damping,
-            });
+            out.push(Hinge { v: h.v.map(|i| i + base), rest_angle, compliance: 1.0 / stiffness, damping });
         }
     }
     out

@@ -14,6 +14,7 @@
 mod bending;
 mod colouring;
 mod contact;
+pub mod embedding;
 mod error;
 pub mod grid;
 mod mass;
@@ -27,6 +28,9 @@ mod team;
 pub mod tearing;
 mod xpbd;
 
+pub use embedding::Embedding;
 pub use error::SceneError;
-pub use scene::{BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene};
+pub use scene::{
+    BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Pin, Scene, BODY_MATERIAL,
+};
 pub use solver::{Settings, Solver, SolverStats};

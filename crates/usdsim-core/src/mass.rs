@@ -1,7 +1,8 @@
 //! Per-vertex masses from element rest volumes and density (DESIGN.md, "Mass").
 //!
 //! Each tetrahedron gives a quarter of `ρ·V` to each of its vertices, each triangle a
-//! third of `ρ·A·h`. A total-mass override rescales the result. Vertices that belong to
+//! third of `ρ·A·h`, with each element's own material (per-element assignment). Authored
+//! per-point masses (`physics:masses`) replace the derived ones. A total-mass override rescales the result. Vertices that belong to
 //! no element get the body's mean vertex mass so they still fall under gravity.
 
 use crate::neo_hookean::signed_volume;
@@ -14,23 +15,27 @@ pub fn vertex_masses(body: &Body) -> Vec<f32> {
     let rest = |e: &[u32; 4], k: usize| body.rest_points[e[k] as usize];
     match body.kind {
         BodyKind::Volume => {
-            for (tet, re) in body.tets.iter().zip(&body.rest_elements) {
+            for (i, (tet, re)) in body.tets.iter().zip(&body.rest_elements).enumerate() {
                 let vol = signed_volume([rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)]).abs();
-                let share = body.material.density * vol / 4.0;
+                let share = body.element_material(i).density * vol / 4.0;
                 for &v in tet {
                     m[v as usize] += share;
                 }
             }
         }
         BodyKind::Surface => {
-            for (tri, re) in body.triangles.iter().zip(&body.rest_elements) {
+            for (i, (tri, re)) in body.triangles.iter().zip(&body.rest_elements).enumerate() {
                 let area = 0.5 * (rest(re, 1) - rest(re, 0)).cross(rest(re, 2) - rest(re, 0)).length();
-                let share = body.material.density * area * body.material.thickness / 3.0;
+                let mat = body.element_material(i);
+                let share = mat.density * area * mat.thickness / 3.0;
                 for &v in tri {
                     m[v as usize] += share;
                 }
             }
         }
+    }
+    if body.point_masses.len() == m.len() {
+        m.copy_from_slice(&body.point_masses);
     }
     let assigned: Vec<f32> = m.iter().copied().filter(|&x| x > 0.0).collect();
     let mean = if assigned.is_empty() { 1.0 } else { assigned.iter().sum::<f32>() / assigned.len() as f32 };

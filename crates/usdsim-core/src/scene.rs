@@ -17,6 +17,25 @@ pub struct Scene {
     pub colliders: Vec<Collider>,
     /// Vertices held at a world-space target (attachments to static xformables).
     pub pins: Vec<Pin>,
+    /// Collision and graphics meshes embedded in a body's simulation mesh, in their bind
+    /// pose (see [`crate::embedding`]). The solver ignores them; whoever writes results
+    /// builds an [`crate::Embedding`] from each and maps the body's state onto it.
+    pub embedded: Vec<EmbeddedMesh>,
+}
+
+/// A collision or graphics mesh that follows a body's simulation mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmbeddedMesh {
+    /// A name for messages (the importer uses the prim path).
+    pub name: String,
+    /// Index into [`Scene::bodies`].
+    pub body: usize,
+    /// The mesh's points in its bind pose, world space.
+    pub bind_points: Vec<Vec3>,
+    /// Whether it is a collision mesh (collision API applied and enabled) rather than a
+    /// graphics mesh. Deformable collision meshes do not collide yet; they are embedded
+    /// and written back like graphics meshes.
+    pub collision: bool,
 }
 
 /// Whether a body is a tetrahedral volume or a triangle surface (cloth, shell).
@@ -72,6 +91,86 @@ pub struct Body {
     /// Total mass override in stage mass units (`omniphysics:mass` > 0), or `None` to
     /// derive mass from density and rest volume.
     pub mass_override: Option<f32>,
+    /// Extra materials for per-element assignment (`GeomSubset` bindings). Empty when the
+    /// whole body uses [`Body::material`].
+    pub materials: Vec<Material>,
+    /// Per-element material: `None` (`u32::MAX`) or an index into [`Body::materials`],
+    /// one entry per tet or triangle. Empty means every element uses [`Body::material`].
+    pub element_materials: Vec<u32>,
+    /// Authored per-vertex masses (AOUSD `physics:masses`); take precedence over density
+    /// (and are then rescaled by `mass_override` when both are given). Empty when unset.
+    pub point_masses: Vec<f32>,
+    /// The simulation mesh's bind pose, world space (the `bindPose` of the deformable
+    /// pose API, else the initial points): the pose embedded meshes are bound in. Empty
+    /// means `positions`.
+    pub bind_pose: Vec<Vec3>,
+    /// The self-collision filter pose (the pose API instance with purpose
+    /// `selfCollisionFilterPose`), world space; kept for self contact. Empty when unset.
+    pub self_collision_filter_pose: Vec<Vec3>,
+    /// Kinematic: the body follows targets given with
+    /// [`crate::Solver::set_kinematic_targets`] exactly and has infinite mass.
+    pub kinematic: bool,
+    /// Starts asleep: frozen in place until [`crate::Solver::wake`] (see the solver docs).
+    pub starts_asleep: bool,
+    /// Gravity of the physics scene that owns this body; `None` means [`Scene::gravity`].
+    pub gravity: Option<Vec3>,
+}
+
+/// "No per-element material": the element uses [`Body::material`].
+pub const BODY_MATERIAL: u32 = u32::MAX;
+
+impl Body {
+    /// A body with the given geometry, everything optional left at its default
+    /// (no per-element materials, dynamic, awake, scene gravity).
+    pub fn new(name: impl Into<String>, kind: BodyKind, positions: Vec<Vec3>, material: Material) -> Body {
+        Body {
+            name: name.into(),
+            kind,
+            velocities: vec![Vec3::ZERO; positions.len()],
+            rest_points: positions.clone(),
+            positions,
+            tets: Vec::new(),
+            triangles: Vec::new(),
+            rest_elements: Vec::new(),
+            bend_default: BendDefault::Flat,
+            bend_overrides: Vec::new(),
+            material,
+            mass_override: None,
+            materials: Vec::new(),
+            element_materials: Vec::new(),
+            point_masses: Vec::new(),
+            bind_pose: Vec::new(),
+            self_collision_filter_pose: Vec::new(),
+            kinematic: false,
+            starts_asleep: false,
+            gravity: None,
+        }
+    }
+
+    /// Number of elements (tets for volume bodies, triangles for surfaces).
+    pub fn element_count(&self) -> usize {
+        match self.kind {
+            BodyKind::Volume => self.tets.len(),
+            BodyKind::Surface => self.triangles.len(),
+        }
+    }
+
+    /// The material of element `i` (per-element assignment, else the body's).
+    pub fn element_material(&self, i: usize) -> &Material {
+        match self.element_materials.get(i) {
+            Some(&m) if m != BODY_MATERIAL => &self.materials[m as usize],
+            _ => &self.material,
+        }
+    }
+
+    /// The bind pose of the simulation mesh (falls back to the initial positions).
+    pub fn bind_positions(&self) -> &[Vec3] {
+        if self.bind_pose.len() == self.positions.len() {
+            &self.bind_pose
+        } else {
+            &self.positions
+        }
+    }
 }
 
 /// Material parameters in stage units (already converted from SI defaults where the
@@ -100,6 +199,8 @@ pub struct Material {
     /// Stiffness-proportional (Rayleigh) damping time, seconds: PhysX's
     /// `elasticityDamping`. 0 disables it.
     pub damping: f32,
+    /// Damping time of bending (hinges), seconds: PhysX's `bendDamping`. 0 disables it.
+    pub bend_damping: f32,
 }
 
 impl Material {

@@ -15,7 +15,7 @@ use crate::mass;
 use crate::membrane::Membrane;
 use crate::neo_hookean::Tet;
 use crate::pin::SoftPin;
-use crate::scene::{Body, BodyKind, Scene};
+use crate::scene::{Body, BodyKind, Material, Scene, BODY_MATERIAL};
 use crate::team;
 use crate::xpbd::Step;
 use glam::Vec3;
@@ -63,7 +63,6 @@ pub struct SolverStats {
 /// A scene being simulated.
 pub struct Solver {
     settings: Settings,
-    gravity: Vec3,
     x: Vec<Vec3>,
     x_prev: Vec<Vec3>,
     v: Vec<Vec3>,
@@ -84,6 +83,21 @@ pub struct Solver {
     colliders: Vec<StaticCollider>,
     contacts: Vec<VertexContacts>,
     frames: u64,
+    /// Per body: gravity (its physics scene's, else the scene's).
+    body_gravity: Vec<Vec3>,
+    /// Per body: its vertices' inverse masses while it sleeps (`None` when awake).
+    sleeping: Vec<Option<Vec<f32>>>,
+    /// Kinematic bodies: index and the frame's target positions, if set.
+    kinematic: Vec<Kinematic>,
+}
+
+/// A kinematic body's motion over the current frame.
+struct Kinematic {
+    body: usize,
+    /// Positions at the start of the frame.
+    start: Vec<Vec3>,
+    /// Positions to reach at the end of the frame; `None` holds the body still.
+    target: Option<Vec<Vec3>>,
 }
 
 fn check_finite(body: &Body, what: &'static str, values: &[Vec3]) -> Result<(), SceneError> {
@@ -145,7 +159,58 @@ fn validate(body: &Body) -> Result<(), SceneError> {
     }
     let used = if body.kind == BodyKind::Volume { 4 } else { 3 };
     check_indices(body, "rest point", &body.rest_elements, used, body.rest_points.len())?;
-    let m = &body.material;
+    if !body.element_materials.is_empty() {
+        if body.element_materials.len() != elements {
+            return Err(SceneError::LengthMismatch {
+                body: body.name.clone(),
+                what: "element materials",
+                expected: elements,
+                found: body.element_materials.len(),
+            });
+        }
+        if let Some(&bad) =
+            body.element_materials.iter().find(|&&m| m != BODY_MATERIAL && m as usize >= body.materials.len())
+        {
+            return Err(SceneError::IndexOutOfRange {
+                body: body.name.clone(),
+                what: "element material",
+                index: bad as u64,
+                len: body.materials.len(),
+            });
+        }
+    }
+    if !body.point_masses.is_empty() {
+        if body.point_masses.len() != n {
+            return Err(SceneError::LengthMismatch {
+                body: body.name.clone(),
+                what: "point masses",
+                expected: n,
+                found: body.point_masses.len(),
+            });
+        }
+        if let Some(&bad) = body.point_masses.iter().find(|&&m| !(m > 0.0 && m.is_finite())) {
+            return Err(SceneError::InvalidValue {
+                body: body.name.clone(),
+                what: "point mass",
+                value: bad,
+                expected: "a finite value > 0",
+            });
+        }
+    }
+    if let Some(g) = body.gravity {
+        if !g.is_finite() {
+            return Err(SceneError::NonFinite { body: body.name.clone(), what: "gravity" });
+        }
+    }
+    check_material(body, &body.material)?;
+    for m in &body.materials {
+        check_material(body, m)?;
+    }
+    Ok(())
+}
+
+/// Checks one material's values.
+fn check_material(body: &Body, m: &Material) -> Result<(), SceneError> {
     let invalid = |what: &'static str, value: f32, expected: &'static str| {
         Err(SceneError::InvalidValue { body: body.name.clone(), what, value, expected })
     };
@@ -163,6 +228,9 @@ fn validate(body: &Body) -> Result<(), SceneError> {
     }
     if !(m.damping >= 0.0 && m.damping.is_finite()) {
         return invalid("damping", m.damping, "a finite value >= 0");
+    }
+    if !(m.bend_damping >= 0.0 && m.bend_damping.is_finite()) {
+        return invalid("bendDamping", m.bend_damping, "a finite value >= 0");
     }
     Ok(())
 }
@@ -219,7 +287,8 @@ impl Solver {
                 BodyKind::Volume => {
                     for (i, (tet, re)) in body.tets.iter().zip(&body.rest_elements).enumerate() {
                         let r = [rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)];
-                        let t = Tet::new(tet.map(global), r, mat.youngs_modulus, mat.poissons_ratio, mat.damping)
+                        let em = body.element_material(i);
+                        let t = Tet::new(tet.map(global), r, em.youngs_modulus, em.poissons_ratio, em.damping)
                             .ok_or_else(|| SceneError::DegenerateElement {
                                 body: body.name.clone(),
                                 what: "tetrahedron",
@@ -230,14 +299,15 @@ impl Solver {
                     }
                 }
                 BodyKind::Surface => {
-                    let (stretch, shear, bend) = mat.shell_stiffness();
                     let rest_tri = |t: usize| {
                         let re = &body.rest_elements[t];
                         [rest(re, 0), rest(re, 1), rest(re, 2)]
                     };
                     for (i, tri) in body.triangles.iter().enumerate() {
                         let r = rest_tri(i);
-                        let t = Membrane::new(tri.map(global), r, stretch, shear, mat.damping).ok_or_else(|| {
+                        let em = body.element_material(i);
+                        let (stretch, shear, _) = em.shell_stiffness();
+                        let t = Membrane::new(tri.map(global), r, stretch, shear, em.damping).ok_or_else(|| {
                             SceneError::DegenerateElement {
                                 body: body.name.clone(),
                                 what: "triangle",
@@ -247,7 +317,7 @@ impl Solver {
                         })?;
                         membranes.push(t);
                     }
-                    hinges.extend(bending::build(body, bend, base as u32));
+                    hinges.extend(bending::build(body, base as u32));
                 }
             }
         }
@@ -295,6 +365,21 @@ impl Solver {
                 });
             }
         }
+        let mut sleeping = vec![None; scene.bodies.len()];
+        let mut kinematic = Vec::new();
+        for (b, body) in scene.bodies.iter().enumerate() {
+            let range = ranges[b].clone();
+            if body.kinematic {
+                // Infinite mass: follows its targets exactly, never pushed.
+                w[range.clone()].fill(0.0);
+                kinematic.push(Kinematic { body: b, start: x[range].to_vec(), target: None });
+            } else if body.starts_asleep {
+                sleeping[b] = Some(w[range.clone()].to_vec());
+                w[range.clone()].fill(0.0);
+                v[range].fill(Vec3::ZERO);
+            }
+        }
+        let body_gravity: Vec<Vec3> = scene.bodies.iter().map(|b| b.gravity.unwrap_or(scene.gravity)).collect();
         let colliders =
             contact::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
         let vertex_count = x.len();
@@ -302,7 +387,6 @@ impl Solver {
         let (soft_hinges, hinges): (Vec<Hinge>, Vec<Hinge>) = hinges.into_iter().partition(|h| is_soft(h, &x, &w, dt));
         Ok(Self {
             settings,
-            gravity: scene.gravity,
             x_prev: x.clone(),
             x,
             v,
@@ -319,30 +403,101 @@ impl Solver {
             colliders,
             contacts: Vec::new(),
             frames: 0,
+            body_gravity,
+            sleeping,
+            kinematic,
         })
     }
 
     /// Advances the simulation by one frame (`settings.substeps` substeps).
     pub fn step_frame(&mut self) {
         let dt = self.settings.frame_dt / self.settings.substeps as f32;
-        for _ in 0..self.settings.substeps {
-            self.substep(Step::new(dt));
+        let substeps = self.settings.substeps;
+        for s in 0..substeps {
+            self.substep(Step::new(dt), (s + 1) as f32 / substeps as f32);
+        }
+        for k in &mut self.kinematic {
+            if let Some(target) = k.target.take() {
+                k.start = target;
+            }
         }
         self.frames += 1;
     }
 
-    fn substep(&mut self, step: Step) {
+    /// Sets where kinematic body `body` must be at the end of the next frame (world
+    /// space, one position per vertex). Its vertices move linearly from their current
+    /// positions across the frame's substeps, velocities follow from the motion, and
+    /// nothing pushes them. Without a new target a kinematic body holds still.
+    pub fn set_kinematic_targets(&mut self, body: usize, targets: &[Vec3]) -> Result<(), SceneError> {
+        let name = || format!("body {body}");
+        let Some(k) = self.kinematic.iter_mut().find(|k| k.body == body) else {
+            return Err(SceneError::InvalidValue {
+                body: name(),
+                what: "kinematic targets",
+                value: body as f32,
+                expected: "a kinematic body",
+            });
+        };
+        if targets.len() != k.start.len() {
+            return Err(SceneError::LengthMismatch {
+                body: name(),
+                what: "kinematic targets",
+                expected: k.start.len(),
+                found: targets.len(),
+            });
+        }
+        if !targets.iter().all(|p| p.is_finite()) {
+            return Err(SceneError::NonFinite { body: name(), what: "kinematic targets" });
+        }
+        k.target = Some(targets.to_vec());
+        Ok(())
+    }
+
+    /// Whether body `body` is kinematic.
+    pub fn is_kinematic(&self, body: usize) -> bool {
+        self.kinematic.iter().any(|k| k.body == body)
+    }
+
+    /// Whether body `body` is asleep (`startsAsleep` and not woken yet).
+    pub fn is_asleep(&self, body: usize) -> bool {
+        self.sleeping.get(body).is_some_and(Option::is_some)
+    }
+
+    /// Wakes body `body`: from now on it is simulated. Asleep bodies are frozen where
+    /// they started (zero velocity, immovable). Today nothing in a scene can wake a body
+    /// by itself: colliders and pin targets are static and deformable–deformable contact
+    /// does not exist yet, so the schema's "until something touches it or something it
+    /// is attached to moves" never happens; callers may wake bodies explicitly.
+    pub fn wake(&mut self, body: usize) {
+        if let Some(Some(w)) = self.sleeping.get_mut(body).map(Option::take) {
+            self.w[self.bodies[body].clone()].copy_from_slice(&w);
+        }
+    }
+
+    /// One substep; `progress` is how far through the frame its end lies (0, 1].
+    fn substep(&mut self, step: Step, progress: f32) {
         let dt = step.dt;
-        let g = self.gravity;
-        (&mut self.x, &mut self.x_prev, &mut self.v, &self.w).into_par_iter().with_min_len(2048).for_each(
-            |(x, xp, v, &w)| {
-                *xp = *x;
-                if w > 0.0 {
-                    *v += g * dt;
-                    *x += *v * dt;
+        for (range, &g) in self.bodies.iter().zip(&self.body_gravity) {
+            let r = range.clone();
+            (&mut self.x[r.clone()], &mut self.x_prev[r.clone()], &mut self.v[r.clone()], &self.w[r])
+                .into_par_iter()
+                .with_min_len(2048)
+                .for_each(|(x, xp, v, &w)| {
+                    *xp = *x;
+                    if w > 0.0 {
+                        *v += g * dt;
+                        *x += *v * dt;
+                    }
+                });
+        }
+        for k in &self.kinematic {
+            if let Some(target) = &k.target {
+                let range = self.bodies[k.body].clone();
+                for ((x, a), b) in self.x[range].iter_mut().zip(&k.start).zip(target) {
+                    *x = a.lerp(*b, progress);
                 }
-            },
-        );
+            }
+        }
         contact::detect(&self.colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &mut self.contacts);
         self.tets.lambda.fill([0.0; 2]);
         self.membranes.lambda.fill([0.0; 2]);

@@ -17,6 +17,7 @@ fn material(youngs: f32, poisson: f32, density: f32) -> Material {
         dynamic_friction: 0.5,
         static_friction: 0.5,
         damping: 0.0,
+        bend_damping: 0.0,
     }
 }
 
@@ -35,6 +36,14 @@ fn volume_body(min: Vec3, max: Vec3, cells: UVec3, mat: Material) -> Body {
         bend_overrides: vec![],
         material: mat,
         mass_override: None,
+        materials: vec![],
+        element_materials: vec![],
+        point_masses: vec![],
+        bind_pose: vec![],
+        self_collision_filter_pose: vec![],
+        kinematic: false,
+        starts_asleep: false,
+        gravity: None,
     }
 }
 
@@ -53,6 +62,14 @@ fn cloth_body(origin: Vec3, size: f32, verts: u32, mat: Material) -> Body {
         bend_overrides: vec![],
         material: mat,
         mass_override: None,
+        materials: vec![],
+        element_materials: vec![],
+        point_masses: vec![],
+        bind_pose: vec![],
+        self_collision_filter_pose: vec![],
+        kinematic: false,
+        starts_asleep: false,
+        gravity: None,
     }
 }
 
@@ -126,7 +143,13 @@ fn cube_dropped_on_ground_comes_to_rest_without_penetrating() {
         UVec3::splat(4),
         material(1e5, 0.3, 1000.0),
     );
-    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![ground()], pins: vec![] };
+    let scene = Scene {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        bodies: vec![body],
+        colliders: vec![ground()],
+        pins: vec![],
+        embedded: vec![],
+    };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     let mut lowest = f32::MAX;
     for _ in 0..96 {
@@ -157,7 +180,13 @@ fn cloth_draped_on_sphere_never_enters_it() {
         rotation: glam::Quat::IDENTITY,
         friction: 0.5,
     };
-    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![cloth], colliders: vec![sphere], pins: vec![] };
+    let scene = Scene {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        bodies: vec![cloth],
+        colliders: vec![sphere],
+        pins: vec![],
+        embedded: vec![],
+    };
     let mut solver = Solver::new(scene, Settings { contact_offset: 0.005, ..settings(24.0) }).unwrap();
     for frame in 0..48 {
         solver.step_frame();
@@ -188,7 +217,13 @@ fn hanging_bar_stretches_like_linear_elasticity() {
         .collect();
     assert_eq!(pins.len(), 9);
     let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
-    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins: pins.clone() };
+    let scene = Scene {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        bodies: vec![body],
+        colliders: vec![],
+        pins: pins.clone(),
+        embedded: vec![],
+    };
     let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
     for _ in 0..120 {
         solver.step_frame();
@@ -212,7 +247,13 @@ fn standing_bar_compresses_like_linear_elasticity() {
     mat.damping = 0.01;
     let body = volume_body(Vec3::new(-0.15, -0.15, 0.0), Vec3::new(0.15, 0.15, l), UVec3::new(3, 3, 10), mat);
     let top: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z > l - 1e-6).collect();
-    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![ground()], pins: vec![] };
+    let scene = Scene {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        bodies: vec![body],
+        colliders: vec![ground()],
+        pins: vec![],
+        embedded: vec![],
+    };
     let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
     for _ in 0..120 {
         solver.step_frame();
@@ -248,6 +289,7 @@ fn results_do_not_depend_on_thread_count() {
                 bodies: vec![cloth, jelly],
                 colliders: vec![sphere, ground()],
                 pins: vec![],
+                embedded: vec![],
             };
             let mut solver = Solver::new(scene, settings(24.0)).unwrap();
             for _ in 0..12 {
@@ -305,10 +347,19 @@ fn book(rest: Vec<Vec3>, default: BendDefault, overrides: Vec<([u32; 2], f32)>) 
         bend_overrides: overrides,
         material: mat,
         mass_override: None,
+        materials: vec![],
+        element_materials: vec![],
+        point_masses: vec![],
+        bind_pose: vec![],
+        self_collision_filter_pose: vec![],
+        kinematic: false,
+        starts_asleep: false,
+        gravity: None,
     };
     let pins =
         (0..3).map(|v| Pin { body: 0, vertex: v, target: flat[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
-    let scene = Scene { gravity: Vec3::ZERO, bodies: vec![body], colliders: vec![], pins: pins.collect() };
+    let scene =
+        Scene { gravity: Vec3::ZERO, bodies: vec![body], colliders: vec![], pins: pins.collect(), embedded: vec![] };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     for _ in 0..96 {
         solver.step_frame();
@@ -371,7 +422,8 @@ fn hanging_cloth_strip_stretches_like_linear_elasticity() {
         .map(|i| Pin { body: 0, vertex: i as u32, target: body.positions[i], stiffness: f32::INFINITY, damping: 0.0 })
         .collect();
     let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
-    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins };
+    let scene =
+        Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins, embedded: vec![] };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     for _ in 0..120 {
         solver.step_frame();
@@ -443,8 +495,13 @@ fn no_collider_kind_lets_a_falling_body_through() {
             rotation: glam::Quat::IDENTITY,
             friction: 0.5,
         };
-        let scene =
-            Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![collider], pins: vec![] };
+        let scene = Scene {
+            gravity: Vec3::new(0.0, 0.0, -G),
+            bodies: vec![body],
+            colliders: vec![collider],
+            pins: vec![],
+            embedded: vec![],
+        };
         let mut solver = Solver::new(scene, settings(24.0)).unwrap();
         let mut deepest = f32::MAX;
         for _ in 0..36 {

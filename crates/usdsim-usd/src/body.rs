@@ -11,6 +11,7 @@ use crate::context::Ctx;
 use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::material_binding;
+use crate::pose;
 use crate::units::Units;
 use crate::xform::XformCache;
 
@@ -28,6 +29,8 @@ pub(crate) enum Dialect {
 struct Names {
     enabled: &'static str,
     kinematic: &'static str,
+    asleep: &'static str,
+    owner: &'static str,
     mass: &'static str,
     rest_points: &'static str,
     rest_tets: &'static str,
@@ -40,6 +43,8 @@ struct Names {
 const OMNI_NAMES: Names = Names {
     enabled: "omniphysics:deformableBodyEnabled",
     kinematic: "omniphysics:kinematicEnabled",
+    asleep: "omniphysics:startsAsleep",
+    owner: "omniphysics:simulationOwner",
     mass: "omniphysics:mass",
     rest_points: "omniphysics:restShapePoints",
     rest_tets: "omniphysics:restTetVtxIndices",
@@ -52,6 +57,8 @@ const OMNI_NAMES: Names = Names {
 const AOUSD_NAMES: Names = Names {
     enabled: "physics:deformableBodyEnabled",
     kinematic: "physics:kinematicEnabled",
+    asleep: "physics:startsAsleep",
+    owner: "physics:simulationOwner",
     mass: "physics:mass",
     rest_points: "physics:restShapePoints",
     rest_tets: "physics:restTetVertexIndices",
@@ -109,9 +116,18 @@ pub(crate) struct FoundBody {
     pub root: sdf::Path,
     /// The simulation mesh (the root itself or a direct child).
     pub sim: sdf::Path,
+    /// Index of the simulation mesh among the traversed prims.
+    pub sim_index: usize,
     kind: BodyKind,
-    dialect: Dialect,
+    pub(crate) dialect: Dialect,
+    /// Other point-based prims of the body (indices among the traversed prims) and
+    /// whether each is an enabled collision mesh; the rest are graphics meshes.
+    pub embedded: Vec<(usize, bool)>,
 }
+
+/// `UsdGeomPointBased` prim types.
+const POINT_BASED: [&str; 7] =
+    ["Mesh", "TetMesh", "Points", "BasisCurves", "NurbsCurves", "NurbsPatch", "HermiteCurves"];
 
 /// The result of scanning the traversal for bodies.
 pub(crate) struct BodyScan {
@@ -120,31 +136,51 @@ pub(crate) struct BodyScan {
     /// Roots of every deformable body subtree, enabled or not: the collision meshes
     /// inside them belong to the body, not to the static world.
     pub subtrees: Vec<sdf::Path>,
+    /// Prims inside a body subtree that reset the transform stack: they and their
+    /// descendants are not part of the body.
+    pub detached: Vec<sdf::Path>,
+}
+
+impl BodyScan {
+    /// Whether `path` belongs to a deformable body (inside a body subtree and not below
+    /// a `resetXformStack`).
+    pub fn in_body(&self, path: &sdf::Path) -> bool {
+        self.subtrees.iter().any(|root| path.has_prefix(root)) && !self.detached.iter().any(|d| path.has_prefix(d))
+    }
 }
 
 /// Finds the deformable bodies among the traversed prims.
 pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, ImportError> {
     let mut bodies = Vec::new();
     let mut subtrees = Vec::new();
+    let mut detached = Vec::new();
     let mut claimed: Vec<sdf::Path> = Vec::new();
     for (index, prim) in prims.iter().enumerate() {
         let Some(dialect) = body_api(prim) else {
             continue;
         };
         subtrees.push(prim.path.clone());
+        let subtree_end = index + 1 + prims[index + 1..].iter().take_while(|p| p.path.has_prefix(&prim.path)).count();
+        for p in &prims[index + 1..subtree_end] {
+            if !detached.iter().any(|d: &sdf::Path| p.path.has_prefix(d))
+                && crate::xform::local_xform(ctx, &p.path)?.resets_stack
+            {
+                detached.push(p.path.clone());
+            }
+        }
         let names = dialect.names();
         if attribute_values::bool_value(ctx, &prim.path, names.enabled)? == Some(false) {
             continue;
         }
         // The simulation mesh is the body prim itself or one of its direct children.
         let sim = if let Some(api) = sim_api(prim) {
-            Some((prim, api))
+            Some((index, prim, api))
         } else {
-            let children: Vec<(&PrimSummary, (SimApi, &'static str))> = prims[index + 1..]
+            let children: Vec<(usize, &PrimSummary, (SimApi, &'static str))> = prims[index + 1..subtree_end]
                 .iter()
-                .take_while(|p| p.path.has_prefix(&prim.path))
-                .filter(|p| p.path.parent().as_ref() == Some(&prim.path))
-                .filter_map(|p| sim_api(p).map(|api| (p, api)))
+                .enumerate()
+                .filter(|(_, p)| p.path.parent().as_ref() == Some(&prim.path))
+                .filter_map(|(k, p)| sim_api(p).map(|api| (index + 1 + k, p, api)))
                 .collect();
             if children.len() > 1 {
                 ctx.warn(
@@ -153,13 +189,13 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
                     format!(
                         "{} children apply a deformable simulation API; using the first, {}",
                         children.len(),
-                        children[0].0.path
+                        children[0].1.path
                     ),
                 );
             }
             children.into_iter().next()
         };
-        let Some((sim, (api, api_name))) = sim else {
+        let Some((sim_index, sim, (api, api_name))) = sim else {
             ctx.warn(
                 &prim.path,
                 None,
@@ -189,14 +225,24 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
                 ),
             });
         }
-        if attribute_values::bool_value(ctx, &prim.path, names.kinematic)? == Some(true) {
-            ctx.warn(
-                &prim.path,
-                Some(names.kinematic),
-                "kinematic deformables are not supported yet; simulated as dynamic",
-            );
+        let mut embedded = Vec::new();
+        for (k, p) in prims[index..subtree_end].iter().enumerate() {
+            let k = index + k;
+            if k == sim_index || !POINT_BASED.contains(&p.type_name.as_str()) {
+                continue;
+            }
+            if detached.iter().any(|d| p.path.has_prefix(d)) {
+                continue;
+            }
+            // A nested body (an authoring error) keeps its own meshes.
+            if prims[index + 1..=k].iter().any(|q| body_api(q).is_some() && p.path.has_prefix(&q.path)) {
+                continue;
+            }
+            let collision = p.has_api("PhysicsCollisionAPI")
+                && attribute_values::bool_value(ctx, &p.path, "physics:collisionEnabled")? != Some(false);
+            embedded.push((k, collision));
         }
-        bodies.push(FoundBody { root: prim.path.clone(), sim: sim.path.clone(), kind, dialect });
+        bodies.push(FoundBody { root: prim.path.clone(), sim: sim.path.clone(), sim_index, kind, dialect, embedded });
     }
     // A simulation API with no body API above it is a likely authoring mistake.
     for prim in prims {
@@ -212,7 +258,17 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
             }
         }
     }
-    Ok(BodyScan { bodies, subtrees })
+    Ok(BodyScan { bodies, subtrees, detached })
+}
+
+impl FoundBody {
+    /// The `simulationOwner` relationship's first target, if authored.
+    pub fn owner(&self, ctx: &Ctx) -> Result<Option<sdf::Path>, ImportError> {
+        let name = self.dialect.names().owner;
+        let rel = ctx.prim(&self.root)?.relationship(name);
+        let targets = rel.targets().map_err(|err| ctx.query_err(&self.root, Some(name), err))?;
+        Ok(targets.into_iter().next())
+    }
 }
 
 /// A body read from the stage, with the transform the exporter needs.
@@ -225,6 +281,7 @@ pub(crate) struct ReadBody {
 pub(crate) fn read(
     ctx: &mut Ctx,
     found: &FoundBody,
+    prims: &[PrimSummary],
     xforms: &mut XformCache,
     units: &Units,
 ) -> Result<ReadBody, ImportError> {
@@ -255,20 +312,7 @@ pub(crate) fn read(
     check_finite(ctx, sim, "points", &points)?;
     check_finite(ctx, sim, "velocities", &velocities)?;
 
-    let mut body = Body {
-        name: sim.to_string(),
-        kind: found.kind,
-        positions: Vec::new(),
-        velocities: Vec::new(),
-        tets: Vec::new(),
-        triangles: Vec::new(),
-        rest_points: Vec::new(),
-        rest_elements: Vec::new(),
-        bend_default: BendDefault::Flat,
-        bend_overrides: Vec::new(),
-        material: material_binding::default_material(units),
-        mass_override: None,
-    };
+    let mut body = Body::new(sim.to_string(), found.kind, Vec::new(), material_binding::default_material(units));
     let (rest_points, rest_elements) = match found.kind {
         BodyKind::Volume => {
             const TETS: &str = "tetVertexIndices";
@@ -301,6 +345,32 @@ pub(crate) fn read(
 
     let material = material_binding::bound_material(ctx, sim)?;
     body.material = material_binding::body_material(ctx, material.as_ref(), units, sim)?;
+    let (materials, element_materials) =
+        material_binding::element_materials(ctx, prims, found.sim_index, found.kind, body.element_count(), units)?;
+    body.materials = materials;
+    body.element_materials = element_materials;
+
+    let sim_prim = &prims[found.sim_index];
+    if let Some(bind) = pose::pose_points(ctx, sim_prim, pose::BIND_POSE)? {
+        if bind.len() == points.len() {
+            body.bind_pose = bind.iter().map(to_world).collect();
+        } else {
+            ctx.warn(
+                sim,
+                None,
+                format!("bind pose has {} points but the mesh has {}; using points", bind.len(), points.len()),
+            );
+        }
+    }
+    if let Some(filter) = pose::pose_points(ctx, sim_prim, pose::SELF_COLLISION_FILTER_POSE)? {
+        body.self_collision_filter_pose = filter.iter().map(to_world).collect();
+    }
+    body.kinematic = attribute_values::bool_value(ctx, &found.root, names.kinematic)? == Some(true);
+    body.starts_asleep = attribute_values::bool_value(ctx, &found.root, names.asleep)? == Some(true);
+    if body.kinematic && body.starts_asleep {
+        ctx.warn(&found.root, Some(names.asleep), "a kinematic body follows its animation; startsAsleep ignored");
+        body.starts_asleep = false;
+    }
     body.mass_override = match attribute_values::f64_value(ctx, &found.root, names.mass)? {
         Some(m) if m.is_nan() || m < 0.0 || m.is_infinite() => {
             return Err(ImportError::Invalid {
@@ -311,8 +381,28 @@ pub(crate) fn read(
         Some(m) if m > 0.0 => Some(m as f32),
         _ => None,
     };
-    if found.dialect == Dialect::Aousd && attribute_values::raw(ctx, sim, "physics:masses")?.is_some() {
-        ctx.warn(sim, Some("physics:masses"), "per-vertex masses are not supported yet; mass comes from density");
+    if found.dialect == Dialect::Aousd {
+        const MASSES: &str = "physics:masses";
+        if let Some(masses) = attribute_values::f64_array(ctx, sim, MASSES)?.filter(|m| !m.is_empty()) {
+            if masses.len() != points.len() {
+                return Err(ImportError::LengthMismatch {
+                    at: ctx.prop_loc(sim, MASSES),
+                    found: masses.len(),
+                    expected: points.len(),
+                    reason: "one mass per point".to_string(),
+                });
+            }
+            if let Some((i, m)) = masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m > 0.0)) {
+                // Real assets author all-zero arrays to mean "not set".
+                ctx.warn(
+                    sim,
+                    Some(MASSES),
+                    format!("entry {i} is {m}, not a positive mass; per-point masses ignored, mass comes from density"),
+                );
+            } else {
+                body.point_masses = masses.iter().map(|&m| m as f32).collect();
+            }
+        }
     }
     debug_assert_eq!(body.positions.len(), body.velocities.len());
     Ok(ReadBody { body, world_from_local: world })

@@ -12,19 +12,19 @@ use crate::import::PrimSummary;
 use crate::material_binding;
 use crate::xform::{decompose, Decomposed, XformCache};
 
-/// Reads every static collider among the traversed prims. `body_subtrees` are the
-/// deformable bodies' roots: collision meshes under them move with the body.
+/// Reads every static collider among the traversed prims. `in_body` says which prims
+/// belong to a deformable body: collision meshes there move with the body.
 pub(crate) fn read_all(
     ctx: &mut Ctx,
     prims: &[PrimSummary],
-    body_subtrees: &[sdf::Path],
+    in_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
 ) -> Result<Vec<Collider>, ImportError> {
     let rigid_roots: Vec<&sdf::Path> =
         prims.iter().filter(|p| p.has_api("PhysicsRigidBodyAPI")).map(|p| &p.path).collect();
     let mut colliders = Vec::new();
     for prim in prims.iter().filter(|p| p.has_api("PhysicsCollisionAPI")) {
-        if body_subtrees.iter().any(|root| prim.path.has_prefix(root)) {
+        if in_body(&prim.path) {
             continue;
         }
         if let Some(rigid) = rigid_roots.iter().find(|root| prim.path.has_prefix(root)) {

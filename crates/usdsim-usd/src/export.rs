@@ -1,5 +1,7 @@
 //! Export: baked frames as a new USD layer that sublayers the input and holds `over`
-//! prims with time-sampled `points`, `velocities` and `extent` on every simulation mesh.
+//! prims with time-sampled `points`, `velocities` and `extent` on every simulation mesh
+//! and on every collision and graphics mesh embedded in one (plus recomputed `normals`
+//! where the input authored per-vertex normals).
 //!
 //! The input is never modified: the output is a separate, small layer, written through
 //! a temporary file beside the destination and renamed into place, so an interrupted
@@ -9,9 +11,10 @@ use std::path::{Component, Path, PathBuf};
 
 use glam::{DMat4, Vec3};
 use openusd::{gf, sdf};
+use usdsim_core::embedding::{polygon_vertex_normals, Embedding};
 
 use crate::error::ExportError;
-use crate::import::Imported;
+use crate::import::{FaceTopology, Imported};
 use crate::stage_info::StageInfo;
 
 /// The default output next to the input: `<dir>/<stem>.sim.usda`.
@@ -29,11 +32,41 @@ struct Track {
     frames: Vec<Option<Frame>>,
 }
 
+/// An embedded mesh's track: which body it follows and how.
+#[derive(Clone, Debug)]
+struct EmbeddedTrack {
+    track: Track,
+    body: usize,
+    embedding: Embedding,
+    /// Faces for recomputing normals, when the input authored vertex normals.
+    normals: Option<FaceTopology>,
+}
+
 #[derive(Clone, Debug)]
 struct Frame {
     points: Vec<gf::Vec3f>,
     velocities: Vec<gf::Vec3f>,
     extent: [gf::Vec3f; 2],
+    normals: Option<Vec<gf::Vec3f>>,
+}
+
+impl Frame {
+    /// A frame from world-space state, mapped into local space through `m`.
+    fn local(m: DMat4, positions: &[Vec3], velocities: &[Vec3]) -> Frame {
+        let points: Vec<gf::Vec3f> = positions
+            .iter()
+            .map(|p| {
+                let local = m.transform_point3(p.as_dvec3());
+                gf::Vec3f::from(local.as_vec3().to_array())
+            })
+            .collect();
+        let velocities = velocities
+            .iter()
+            .map(|v| gf::Vec3f::from(m.transform_vector3(v.as_dvec3()).as_vec3().to_array()))
+            .collect();
+        let extent = extent_of(&points);
+        Frame { points, velocities, extent, normals: None }
+    }
 }
 
 /// A simulation being recorded for export: frame k of every body, in the order of
@@ -44,6 +77,7 @@ pub struct Bake {
     stage: StageInfo,
     frames: u32,
     tracks: Vec<Track>,
+    embedded: Vec<EmbeddedTrack>,
 }
 
 impl Bake {
@@ -60,13 +94,30 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
-        Bake { stage: imported.stage.clone(), frames, tracks }
+        let embedded = imported
+            .embedded
+            .iter()
+            .zip(&imported.scene.embedded)
+            .map(|(prim, mesh)| EmbeddedTrack {
+                track: Track {
+                    prim_path: prim.prim_path.clone(),
+                    local_from_world: prim.world_from_local.inverse(),
+                    frames: vec![None; slots],
+                },
+                body: prim.body,
+                embedding: Embedding::new(&imported.scene.bodies[mesh.body], &mesh.bind_points),
+                normals: prim.normals.clone(),
+            })
+            .collect();
+        Bake { stage: imported.stage.clone(), frames, tracks, embedded }
     }
 
     /// Records frame `frame` (0..=frames): `(positions, velocities)` of every body,
     /// world space, in the same order as [`Imported::bodies`]. Positions go back to
     /// local space through the inverse of the body's `world_from_local`; velocities
-    /// through its inverse linear part only. Recording a frame twice keeps the last.
+    /// through its inverse linear part only. Every embedded mesh
+    /// ([`Imported::embedded`]) is placed from its body's state the same way.
+    /// Recording a frame twice keeps the last.
     ///
     /// # Panics
     ///
@@ -76,21 +127,23 @@ impl Bake {
         assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
         assert_eq!(bodies.len(), self.tracks.len(), "one (positions, velocities) pair per imported body");
         for (track, (positions, velocities)) in self.tracks.iter_mut().zip(bodies) {
-            let m = track.local_from_world;
-            let points: Vec<gf::Vec3f> = positions
-                .iter()
-                .map(|p| {
-                    let local = m.transform_point3(p.as_dvec3());
-                    gf::Vec3f::from(local.as_vec3().to_array())
-                })
-                .collect();
-            let velocities = velocities
-                .iter()
-                .map(|v| gf::Vec3f::from(m.transform_vector3(v.as_dvec3()).as_vec3().to_array()))
-                .collect();
-            let extent = extent_of(&points);
             if let Some(slot) = track.frames.get_mut(frame as usize) {
-                *slot = Some(Frame { points, velocities, extent });
+                *slot = Some(Frame::local(track.local_from_world, positions, velocities));
+            }
+        }
+        let (mut points, mut vels) = (Vec::new(), Vec::new());
+        for e in &mut self.embedded {
+            let (positions, velocities) = bodies[e.body];
+            e.embedding.apply(positions, &mut points);
+            e.embedding.apply_velocities(velocities, &mut vels);
+            let mut f = Frame::local(e.track.local_from_world, &points, &vels);
+            if let Some(topology) = &e.normals {
+                let local: Vec<Vec3> = f.points.iter().map(|p| Vec3::new(p.x, p.y, p.z)).collect();
+                let n = polygon_vertex_normals(&local, &topology.counts, &topology.indices);
+                f.normals = Some(n.iter().map(|v| gf::Vec3f::from(v.to_array())).collect());
+            }
+            if let Some(slot) = e.track.frames.get_mut(frame as usize) {
+                *slot = Some(f);
             }
         }
     }
@@ -132,7 +185,7 @@ impl Bake {
         layer
             .edit(|edit| {
                 self.author_metadata(edit, &sublayer)?;
-                for track in &self.tracks {
+                for track in self.tracks.iter().chain(self.embedded.iter().map(|e| &e.track)) {
                     author_track(edit, track, self.stage.start_time_code)?;
                 }
                 Ok(())
@@ -178,8 +231,13 @@ impl Bake {
 fn author_track(edit: &mut sdf::LayerEdit<'_>, track: &Track, start: f64) -> Result<(), sdf::AuthoringError> {
     let prim = sdf::Path::new(&track.prim_path)?;
     sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
-    let attributes: [(&str, &str); 3] = [("points", "point3f[]"), ("velocities", "vector3f[]"), ("extent", "float3[]")];
+    let has_normals = track.frames.iter().flatten().any(|f| f.normals.is_some());
+    let attributes: [(&str, &str); 4] =
+        [("points", "point3f[]"), ("velocities", "vector3f[]"), ("extent", "float3[]"), ("normals", "normal3f[]")];
     for (name, type_name) in attributes {
+        if name == "normals" && !has_normals {
+            continue;
+        }
         let path = prim.append_property(name)?;
         let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
         // Samples are set in increasing time order; the spec keeps them sorted anyway,
@@ -189,6 +247,10 @@ fn author_track(edit: &mut sdf::LayerEdit<'_>, track: &Track, start: f64) -> Res
             let value = match name {
                 "points" => frame.points.clone(),
                 "velocities" => frame.velocities.clone(),
+                "normals" => match &frame.normals {
+                    Some(n) => n.clone(),
+                    None => continue,
+                },
                 _ => frame.extent.to_vec(),
             };
             spec.set_time_sample(start + k as f64, sdf::Value::Vec3fVec(value))?;

@@ -10,10 +10,11 @@ use usdsim_core::Scene;
 
 use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::kinematic::KinematicTrack;
 use crate::stage_info::{self, StageInfo};
 use crate::units::Units;
 use crate::xform::XformCache;
-use crate::{attachment, body, collider, physics_scene};
+use crate::{attachment, body, collider, embedded, kinematic, physics_scene};
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -24,8 +25,47 @@ pub struct Imported {
     pub stage: StageInfo,
     /// One entry per `scene.bodies` entry, same order: where each body lives in USD.
     pub bodies: Vec<BodyPrim>,
+    /// One entry per `scene.embedded` entry, same order: the collision and graphics
+    /// meshes that follow a body, written back each frame.
+    pub embedded: Vec<EmbeddedPrim>,
+    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]).
+    pub kinematic: Vec<KinematicTrack>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<String>,
+}
+
+impl Imported {
+    /// World-space positions kinematic body `body` must have at time code `time`, or
+    /// `None` when the body is not kinematic. Exact at integer time codes, linear in
+    /// between, held outside the authored range.
+    pub fn kinematic_targets(&self, body: usize, time: f64) -> Option<Vec<glam::Vec3>> {
+        self.kinematic.iter().find(|k| k.body == body).map(|k| k.at(time))
+    }
+}
+
+/// A collision or graphics mesh embedded in a body, so results can be written back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmbeddedPrim {
+    /// The mesh's composed prim path.
+    pub prim_path: String,
+    /// Index into the scene's bodies.
+    pub body: usize,
+    /// The mesh's local-to-world transform at `startTimeCode`.
+    pub world_from_local: DMat4,
+    /// The faces, when the input authored `vertex`/`varying` normals that must be
+    /// recomputed on the deformed mesh; `None` writes no normals.
+    pub normals: Option<FaceTopology>,
+    /// Whether it is an enabled collision mesh (else a graphics mesh).
+    pub collision: bool,
+}
+
+/// A polygon mesh's faces, as USD's `faceVertexCounts` and `faceVertexIndices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaceTopology {
+    /// Vertices per face.
+    pub counts: Vec<u32>,
+    /// Point index of each face vertex.
+    pub indices: Vec<u32>,
 }
 
 /// Where a body's simulation mesh lives, so results can be written back to it.
@@ -111,22 +151,58 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
     let scan = body::scan(&mut ctx, &prims)?;
     let mut scene = Scene::default();
     let mut body_prims = Vec::with_capacity(scan.bodies.len());
-    for found in &scan.bodies {
-        let read = body::read(&mut ctx, found, &mut xforms, &units)?;
+    let mut embedded_prims = Vec::new();
+    let mut kinematic_tracks = Vec::new();
+    for (index, found) in scan.bodies.iter().enumerate() {
+        let read = body::read(&mut ctx, found, &prims, &mut xforms, &units)?;
+        if read.body.kinematic {
+            kinematic_tracks.push(kinematic::read(&mut ctx, found, index, info.start_time_code)?);
+        }
         scene.bodies.push(read.body);
         body_prims.push(BodyPrim { prim_path: found.sim.to_string(), world_from_local: read.world_from_local });
+        for &(k, collision) in &found.embedded {
+            if let Some((mesh, out)) = embedded::read(&mut ctx, &prims[k], collision, index, &mut xforms)? {
+                scene.embedded.push(mesh);
+                embedded_prims.push(out);
+            }
+        }
     }
     if scene.bodies.is_empty() {
         ctx.warn(&sdf::Path::abs_root(), None, "the stage has no deformable bodies");
     }
-    scene.colliders = collider::read_all(&mut ctx, &prims, &scan.subtrees, &mut xforms)?;
+    scene.colliders = collider::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms)?;
     let lookup = body::lookup(&scan.bodies);
     scene.pins = attachment::read_pins(&mut ctx, &prims, &lookup, &scene.bodies, &mut xforms)?;
     let physics_scenes: Vec<sdf::Path> =
         prims.iter().filter(|p| p.type_name == "PhysicsScene").map(|p| p.path.clone()).collect();
     scene.gravity = physics_scene::gravity(&mut ctx, &physics_scenes, &info)?;
+    // simulationOwner: a body owned by another scene than the default (first) one falls
+    // with that scene's gravity. Bodies of different scenes cannot interact today
+    // (there is no deformable–deformable contact), so per-body gravity is all it takes.
+    for (found, body) in scan.bodies.iter().zip(&mut scene.bodies) {
+        let Some(owner) = found.owner(&ctx)? else { continue };
+        if physics_scenes.first() == Some(&owner) {
+            continue;
+        }
+        if physics_scenes.contains(&owner) {
+            body.gravity = Some(physics_scene::scene_gravity(&mut ctx, &owner, &info)?);
+        } else {
+            ctx.warn(
+                &found.root,
+                None,
+                format!("simulationOwner {owner} is not a PhysicsScene; the body runs in the default scene"),
+            );
+        }
+    }
 
-    Ok(Imported { scene, stage: info, bodies: body_prims, warnings: ctx.warnings })
+    Ok(Imported {
+        scene,
+        stage: info,
+        bodies: body_prims,
+        embedded: embedded_prims,
+        kinematic: kinematic_tracks,
+        warnings: ctx.warnings,
+    })
 }
 
 /// Traverses the stage with USD's default predicate (active, loaded, defined,

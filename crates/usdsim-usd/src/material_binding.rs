@@ -9,11 +9,12 @@
 //! authored inside a referenced class points at the referencing prim's copy.
 
 use openusd::sdf;
-use usdsim_core::Material;
+use usdsim_core::{BodyKind, Material, BODY_MATERIAL};
 
 use crate::attribute_values;
 use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::import::PrimSummary;
 use crate::units::Units;
 
 /// Binding relationship names, strongest purpose first.
@@ -63,8 +64,11 @@ const PHYSICS_DEFORMABLE_APIS: [&str; 3] =
 /// Returns the value and the attribute it came from (for messages).
 fn param(ctx: &Ctx, material: &sdf::Path, names: &[&'static str]) -> Result<Option<(f64, &'static str)>, ImportError> {
     for &name in names {
-        if let Some(v) = attribute_values::f64_value(ctx, material, name)? {
-            return Ok(Some((v, name)));
+        match attribute_values::f64_value(ctx, material, name)? {
+            // The AOUSD materials use −inf as "unset: use the implementation default".
+            Some(v) if v == f64::NEG_INFINITY => continue,
+            Some(v) => return Ok(Some((v, name))),
+            None => {}
         }
     }
     Ok(None)
@@ -99,6 +103,7 @@ pub(crate) fn default_material(units: &Units) -> Material {
         dynamic_friction: 0.5,
         static_friction: 0.5,
         damping: 0.0,
+        bend_damping: 0.0,
     }
 }
 
@@ -164,6 +169,7 @@ pub(crate) fn body_material(
     let static_friction =
         non_negative(ctx, material, param(ctx, material, &["omniphysics:staticFriction", "physics:staticFriction"])?)?;
     let damping = non_negative(ctx, material, param(ctx, material, &["physxDeformableMaterial:elasticityDamping"])?)?;
+    let bend_damping = non_negative(ctx, material, param(ctx, material, &["physxDeformableMaterial:bendDamping"])?)?;
 
     let poisson_fallback = if omni { 0.25 } else { 0.3 };
     let poissons_ratio = match param(ctx, material, &["omniphysics:poissonsRatio", "physics:poissonsRatio"])? {
@@ -191,6 +197,7 @@ pub(crate) fn body_material(
         dynamic_friction: dynamic_friction.map_or(friction_fallback, |v| v as f32),
         static_friction: static_friction.map_or(friction_fallback, |v| v as f32),
         damping: damping.unwrap_or(0.0) as f32,
+        bend_damping: bend_damping.unwrap_or(0.0) as f32,
     })
 }
 
@@ -212,4 +219,75 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
     let has_api =
         apis.iter().any(|api| api.as_str() == "PhysicsMaterialAPI" || api.as_str().starts_with("OmniPhysics"));
     Ok(if has_api { 0.0 } else { 0.5 })
+}
+
+/// Per-element materials from the simulation mesh's `GeomSubset` children with
+/// `familyName = "materialBind"` and `elementType` `tetrahedron` (volume bodies) or
+/// `face` (surface bodies). Each subset's material is resolved like any prim's (so an
+/// ancestor's `strongerThanDescendants` binding still wins, and a subset without its own
+/// binding inherits the mesh's). Returns the material table and one index per element
+/// ([`BODY_MATERIAL`] for elements in no subset); both empty when no subset applies.
+pub(crate) fn element_materials(
+    ctx: &mut Ctx,
+    prims: &[PrimSummary],
+    sim_index: usize,
+    kind: BodyKind,
+    element_count: usize,
+    units: &Units,
+) -> Result<(Vec<Material>, Vec<u32>), ImportError> {
+    let sim = &prims[sim_index].path;
+    let subsets: Vec<sdf::Path> = prims[sim_index + 1..]
+        .iter()
+        .take_while(|p| p.path.has_prefix(sim))
+        .filter(|p| p.type_name == "GeomSubset" && p.path.parent().as_ref() == Some(sim))
+        .map(|p| p.path.clone())
+        .collect();
+    let wanted = match kind {
+        BodyKind::Volume => "tetrahedron",
+        BodyKind::Surface => "face",
+    };
+    let mut table: Vec<(Option<sdf::Path>, Material)> = Vec::new();
+    let mut per_element = vec![BODY_MATERIAL; element_count];
+    let mut any = false;
+    let mut overlap = false;
+    for subset in subsets {
+        if attribute_values::token_value(ctx, &subset, "familyName")?.as_deref() != Some("materialBind") {
+            continue;
+        }
+        let element_type = attribute_values::token_value(ctx, &subset, "elementType")?;
+        if element_type.as_deref() != Some(wanted) {
+            ctx.warn(
+                &subset,
+                Some("elementType"),
+                format!(
+                    "materialBind subsets of this body must have elementType \"{wanted}\", found {:?}; ignored",
+                    element_type.unwrap_or_else(|| "face".to_string())
+                ),
+            );
+            continue;
+        }
+        let indices = attribute_values::int_array(ctx, &subset, "indices")?.unwrap_or_default();
+        let material = bound_material(ctx, &subset)?;
+        let values = body_material(ctx, material.as_ref(), units, &subset)?;
+        let slot = match table.iter().position(|(path, _)| *path == material) {
+            Some(k) => k,
+            None => {
+                table.push((material, values));
+                table.len() - 1
+            }
+        };
+        for &i in &indices {
+            let i = attribute_values::checked_index(ctx, &subset, "indices", i, element_count, "elements")? as usize;
+            overlap |= per_element[i] != BODY_MATERIAL;
+            per_element[i] = slot as u32;
+            any = true;
+        }
+    }
+    if overlap {
+        ctx.warn(sim, None, "materialBind subsets overlap; the last subset listing an element wins");
+    }
+    if !any {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    Ok((table.into_iter().map(|(_, m)| m).collect(), per_element))
 }

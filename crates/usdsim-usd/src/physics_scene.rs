@@ -12,8 +12,8 @@ use crate::units::Units;
 /// Standard gravity, m/s².
 const EARTH_GRAVITY: f64 = 9.81;
 
-/// Gravity in stage units from the first `PhysicsScene` (warning when there are several
-/// or none). An unauthored or zero direction means "down", i.e. −upAxis; an unauthored
+/// Gravity in stage units from the first `PhysicsScene` (the default scene of bodies
+/// that name no `simulationOwner`; warning when there is none). An unauthored or zero direction means "down", i.e. −upAxis; an unauthored
 /// magnitude or `-inf` means 9.81 m/s² in stage units.
 pub(crate) fn gravity(ctx: &mut Ctx, scenes: &[sdf::Path], info: &StageInfo) -> Result<Vec3, ImportError> {
     let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
@@ -30,9 +30,14 @@ pub(crate) fn gravity(ctx: &mut Ctx, scenes: &[sdf::Path], info: &StageInfo) -> 
         );
         return Ok(tidy(down * default_magnitude));
     };
-    if scenes.len() > 1 {
-        ctx.warn(scene, None, format!("{} PhysicsScene prims; only the first one's gravity is used", scenes.len()));
-    }
+    scene_gravity(ctx, scene, info)
+}
+
+/// Gravity of one `PhysicsScene` prim, in stage units (see [`gravity`] for defaults).
+pub(crate) fn scene_gravity(ctx: &mut Ctx, scene: &sdf::Path, info: &StageInfo) -> Result<Vec3, ImportError> {
+    let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
+    let default_magnitude = units.acceleration_from_si(EARTH_GRAVITY);
+    let down = -info.up_axis.vector();
 
     const DIRECTION: &str = "physics:gravityDirection";
     const MAGNITUDE: &str = "physics:gravityMagnitude";
