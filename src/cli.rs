@@ -1,8 +1,8 @@
 //! Command-line arguments.
 //!
 //! `usdsim scene.usda --frames 240` runs a simulation; `usdsim run …` is the same
-//! command spelled out. Later subcommands (`validate`, `inspect`) slot into
-//! [`Command`].
+//! command spelled out. `usdsim validate FILE...` checks stages against the deformable
+//! schema; `usdsim inspect FILE` shows what the importer understood.
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -24,6 +24,42 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a stage and write the baked layer (the default command).
     Run(RunArgs),
+    /// Check stages against the deformable schema rules (exit 0 clean, 1 errors, 2 unreadable).
+    Validate(ValidateArgs),
+    /// Show what the importer understood: bodies, materials, colliders, attachments, units.
+    Inspect(InspectArgs),
+}
+
+/// Arguments of `usdsim validate`.
+#[derive(Debug, Args, Clone)]
+pub struct ValidateArgs {
+    /// The stages to check (.usda, .usdc or .usdz).
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+
+    /// Print one JSON object on stdout (per-file reports with every diagnostic).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Treat warnings as failures (exit 1).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print errors only (no warnings, no per-file summary lines); ignored with --json.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Arguments of `usdsim inspect`.
+#[derive(Debug, Args, Clone)]
+pub struct InspectArgs {
+    /// The stage to inspect (.usda, .usdc or .usdz).
+    #[arg(required = true)]
+    pub input: PathBuf,
+
+    /// Print one JSON object on stdout instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of a simulation run.

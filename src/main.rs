@@ -3,12 +3,15 @@
 //!
 //! The binary only wires the two libraries together: `usdsim-usd` imports the stage
 //! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 input or
-//! simulation error, 2 usage error (clap's own).
+//! simulation error (for `validate`: findings), 2 usage error (clap's own; for
+//! `validate`: a file that cannot be read).
 
 mod cli;
+mod inspect;
 mod progress;
 mod run;
 mod summary;
+mod validate;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -17,6 +20,8 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
         Some(cli::Command::Run(args)) => run::run(&args),
+        Some(cli::Command::Validate(args)) => return validate::validate(&args),
+        Some(cli::Command::Inspect(args)) => inspect::inspect(&args),
         None => match cli.run {
             Some(args) => run::run(&args),
             None => {

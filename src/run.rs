@@ -6,6 +6,7 @@ use crate::summary::{BodyResult, Summary};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Settings, Solver};
+use usdsim_usd::validate::Severity;
 use usdsim_usd::{default_output_path, import, Bake};
 
 /// Runs a simulation as `args` describe and prints the summary.
@@ -20,6 +21,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let output = args.output.clone().unwrap_or_else(|| default_output_path(&args.input));
 
     let t0 = Instant::now();
+    check_before_run(args)?;
     let imported = import(&args.input)?;
     let import_s = t0.elapsed().as_secs_f64();
     if !args.quiet {
@@ -108,6 +110,28 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&summary.json())?);
     } else if !args.quiet {
         eprintln!("{}", summary.text());
+    }
+    Ok(())
+}
+
+/// Runs `usdsim validate`'s rules first: errors stop the run (all of them printed,
+/// then one summary error), warnings are printed unless `--quiet`. A file the
+/// validator cannot read is left to the importer, which reports it.
+fn check_before_run(args: &RunArgs) -> Result<()> {
+    let Ok(report) = usdsim_usd::validate::validate(&args.input) else {
+        return Ok(());
+    };
+    for diagnostic in &report.diagnostics {
+        if diagnostic.severity == Severity::Error || !args.quiet {
+            eprintln!("{}", diagnostic.text());
+        }
+    }
+    if report.errors() > 0 {
+        bail!(
+            "{}: {} validation error(s); nothing simulated (details above; `usdsim validate` lists the rules)",
+            args.input.display(),
+            report.errors()
+        );
     }
     Ok(())
 }

@@ -23,6 +23,7 @@ mod physics_scene;
 mod pose;
 mod stage_info;
 mod units;
+pub mod validate;
 mod xform;
 
 pub use error::{ExportError, ImportError, Location};

@@ -1,0 +1,94 @@
+//! The rule catalogue: every check the validator makes, with a stable code, a
+//! severity and a one-line statement. `docs/validation-rules.md` lists the same rules
+//! with an example violating file each; the codes never change meaning.
+
+use serde::Serialize;
+
+/// How serious a finding is. Errors stop a simulation run; warnings never do (unless
+/// the user asks for `--strict`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something a simulator cannot or should not load as authored.
+    Error,
+    /// Something suspicious that still loads (likely a mistake, or worked around).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One rule of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable code, e.g. `DB003`.
+    pub code: &'static str,
+    /// Severity of every finding of this rule.
+    pub severity: Severity,
+    /// One-line statement of what the rule requires.
+    pub statement: &'static str,
+}
+
+const fn error(code: &'static str, statement: &'static str) -> Rule {
+    Rule { code, severity: Severity::Error, statement }
+}
+
+const fn warning(code: &'static str, statement: &'static str) -> Rule {
+    Rule { code, severity: Severity::Warning, statement }
+}
+
+/// Every rule, in code order.
+pub const RULES: &[Rule] = &[
+    // Body structure: what PhysX's loader refuses.
+    error("DB001", "DeformableBodyAPI must be on a Mesh, TetMesh or BasisCurves, or on a non-Gprim Imageable (Xform, Scope)"),
+    error("DB002", "a simulation API needs its prim type: VolumeDeformableSimAPI a TetMesh, SurfaceDeformableSimAPI a Mesh, CurvesDeformableSimAPI a BasisCurves"),
+    error("DB003", "a deformable body has exactly one simulation mesh"),
+    error("DB004", "the simulation mesh is the body prim itself or a direct child of it"),
+    error("DB005", "an enabled deformable body has a simulation mesh"),
+    error("DB006", "a deformable body under an enabled rigid body (or on one) resets its xform stack"),
+    error("DB007", "a surface simulation mesh has triangle faces only"),
+    warning("DB008", "a simulation API is applied inside a deformable body (on the body prim or a direct child)"),
+    // Simulation mesh data.
+    error("DB100", "a schema attribute has the value type the schema declares"),
+    error("DB101", "a simulation mesh authors its required geometry (points, and tetVertexIndices or faceVertexCounts/faceVertexIndices)"),
+    error("DB102", "every index is in range of the array it indexes"),
+    error("DB103", "corresponding arrays have matching lengths"),
+    error("DB104", "point, vector and angle values are finite (no NaN or inf)"),
+    error("DB105", "rest elements are not degenerate (non-zero volume or area)"),
+    error("DB106", "a simulation tetrahedron has the same orientation as its rest tetrahedron (not inverted)"),
+    error("DB107", "each restAdjTriPairs entry names two different triangles that share an edge"),
+    error("DB108", "restBendAnglesDefault is flatDefault or restShapeDefault"),
+    warning("DB109", "the simulation mesh is manifold (an edge joins at most two triangles, a face at most two tetrahedra)"),
+    warning("DB110", "the simulation mesh is one connected piece and every point belongs to an element"),
+    // Poses.
+    error("DB201", "a deformable pose has one point per point of its mesh"),
+    warning("DB202", "a prim has at most one deformable pose with the bindPose purpose"),
+    // Materials.
+    error("DB301", "youngsModulus is positive"),
+    error("DB302", "poissonsRatio lies in [0, 0.5)"),
+    warning("DB303", "a surface body's material authors a positive surfaceThickness"),
+    error("DB304", "densities, thicknesses, stiffnesses, frictions, damping and body masses are finite and non-negative"),
+    warning("DB305", "a simulation mesh is bound to a material with a deformable material API"),
+    // Attachments and element collision filters.
+    error("DB401", "omniphysics:src0 and omniphysics:src1 each target exactly one existing prim"),
+    error("DB402", "attachment indices are in range of the source's points, triangles or tetrahedra"),
+    error("DB403", "an attachment's index, coordinate and position arrays have matching lengths"),
+    error("DB404", "attachment stiffness is non-negative (inf means hard) and damping finite and non-negative"),
+    error("DB405", "element filter group counts match: as many groups on both sides, counts summing to the indices' length"),
+    error("DB406", "element filter indices are in range of the source collider's triangles"),
+    // Names.
+    warning("DB501", "every omniphysics: attribute is one the schema defines (else likely a typo)"),
+    warning("DB502", "every OmniPhysics API schema or prim type name is one the schema defines (else likely a typo)"),
+];
+
+/// The rule with `code`, if the catalogue has one.
+pub fn rule(code: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.code == code)
+}

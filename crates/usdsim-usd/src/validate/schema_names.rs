@@ -1,0 +1,194 @@
+//! Names from the OmniPhysics deformable schema (the seed text) and its AOUSD
+//! `physics:` spelling: API schemas, prim types and attributes, per dialect.
+
+/// Which spelling of the schema a body uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `OmniPhysics*` schemas with `omniphysics:` attributes.
+    Omni,
+    /// The AOUSD proposal's `Physics*` schemas with `physics:` attributes.
+    Aousd,
+}
+
+/// The kind of simulation API (and so of body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SimKind {
+    Volume,
+    Surface,
+    Curves,
+}
+
+impl SimKind {
+    /// The prim type the simulation API requires.
+    pub fn required_type(self) -> &'static str {
+        match self {
+            SimKind::Volume => "TetMesh",
+            SimKind::Surface => "Mesh",
+            SimKind::Curves => "BasisCurves",
+        }
+    }
+}
+
+/// Attribute names of one dialect.
+pub(crate) struct Names {
+    pub enabled: &'static str,
+    pub mass: &'static str,
+    pub rest_points: &'static str,
+    pub rest_tets: &'static str,
+    pub rest_tris: &'static str,
+    pub bend_default: &'static str,
+    pub adj_pairs: &'static str,
+    pub bend_angles: &'static str,
+    pub pose_api: &'static str,
+}
+
+const OMNI: Names = Names {
+    enabled: "omniphysics:deformableBodyEnabled",
+    mass: "omniphysics:mass",
+    rest_points: "omniphysics:restShapePoints",
+    rest_tets: "omniphysics:restTetVtxIndices",
+    rest_tris: "omniphysics:restTriVtxIndices",
+    bend_default: "omniphysics:restBendAnglesDefault",
+    adj_pairs: "omniphysics:restAdjTriPairs",
+    bend_angles: "omniphysics:restBendAngles",
+    pose_api: "OmniPhysicsDeformablePoseAPI",
+};
+
+const AOUSD: Names = Names {
+    enabled: "physics:deformableBodyEnabled",
+    mass: "physics:mass",
+    rest_points: "physics:restShapePoints",
+    rest_tets: "physics:restTetVertexIndices",
+    rest_tris: "physics:restTriVertexIndices",
+    bend_default: "physics:restBendAnglesDefault",
+    adj_pairs: "physics:restAdjTriPairs",
+    bend_angles: "physics:restBendAngles",
+    pose_api: "PhysicsDeformablePoseAPI",
+};
+
+impl Dialect {
+    /// The attribute names of this dialect.
+    pub fn names(self) -> &'static Names {
+        match self {
+            Dialect::Omni => &OMNI,
+            Dialect::Aousd => &AOUSD,
+        }
+    }
+
+    /// Name of a pose attribute (`points` or `purposes`) of pose instance `instance`.
+    pub fn pose_attr(self, instance: &str, leaf: &str) -> String {
+        match self {
+            Dialect::Omni => format!("deformablePose:{instance}:omniphysics:{leaf}"),
+            Dialect::Aousd => format!("physics:deformablePose:{instance}:{leaf}"),
+        }
+    }
+}
+
+/// Body API names and their dialects.
+pub(crate) const BODY_APIS: [(&str, Dialect); 2] =
+    [("OmniPhysicsDeformableBodyAPI", Dialect::Omni), ("PhysicsDeformableBodyAPI", Dialect::Aousd)];
+
+/// Simulation API names and their kinds.
+pub(crate) const SIM_APIS: [(&str, SimKind); 6] = [
+    ("OmniPhysicsVolumeDeformableSimAPI", SimKind::Volume),
+    ("OmniPhysicsSurfaceDeformableSimAPI", SimKind::Surface),
+    ("OmniPhysicsCurvesDeformableSimAPI", SimKind::Curves),
+    ("PhysicsVolumeDeformableSimAPI", SimKind::Volume),
+    ("PhysicsSurfaceDeformableSimAPI", SimKind::Surface),
+    ("PhysicsCurvesDeformableSimAPI", SimKind::Curves),
+];
+
+/// Deformable material APIs (either dialect).
+pub(crate) const MATERIAL_APIS: [&str; 7] = [
+    "PhysicsCurvesDeformableMaterialAPI",
+    "OmniPhysicsDeformableMaterialAPI",
+    "OmniPhysicsSurfaceDeformableMaterialAPI",
+    "OmniPhysicsCurvesDeformableMaterialAPI",
+    "PhysicsDeformableMaterialAPI",
+    "PhysicsVolumeDeformableMaterialAPI",
+    "PhysicsSurfaceDeformableMaterialAPI",
+];
+
+/// Every `OmniPhysics*` API schema the schema defines.
+pub(crate) const OMNI_API_SCHEMAS: [&str; 10] = [
+    "OmniPhysicsBodyAPI",
+    "OmniPhysicsDeformableBodyAPI",
+    "OmniPhysicsBaseMaterialAPI",
+    "OmniPhysicsDeformableMaterialAPI",
+    "OmniPhysicsSurfaceDeformableMaterialAPI",
+    "OmniPhysicsCurvesDeformableMaterialAPI",
+    "OmniPhysicsVolumeDeformableSimAPI",
+    "OmniPhysicsSurfaceDeformableSimAPI",
+    "OmniPhysicsCurvesDeformableSimAPI",
+    "OmniPhysicsDeformablePoseAPI",
+];
+
+/// Every `OmniPhysics*` prim type the schema defines.
+pub(crate) const OMNI_PRIM_TYPES: [&str; 9] = [
+    "OmniPhysicsAttachment",
+    "OmniPhysicsVtxVtxAttachment",
+    "OmniPhysicsVtxTriAttachment",
+    "OmniPhysicsVtxTetAttachment",
+    "OmniPhysicsVtxCrvAttachment",
+    "OmniPhysicsVtxXformAttachment",
+    "OmniPhysicsTetXformAttachment",
+    "OmniPhysicsTriTriAttachment",
+    "OmniPhysicsElementCollisionFilter",
+];
+
+/// Every `omniphysics:` attribute and relationship the schema defines (pose
+/// attributes are matched separately: `deformablePose:<name>:omniphysics:points`).
+pub(crate) const OMNI_ATTRIBUTES: [&str; 49] = [
+    "omniphysics:kinematicEnabled",
+    "omniphysics:simulationOwner",
+    "omniphysics:startsAsleep",
+    "omniphysics:deformableBodyEnabled",
+    "omniphysics:mass",
+    "omniphysics:restShapePoints",
+    "omniphysics:restTetVtxIndices",
+    "omniphysics:restTriVtxIndices",
+    "omniphysics:restBendAnglesDefault",
+    "omniphysics:restAdjTriPairs",
+    "omniphysics:restBendAngles",
+    "omniphysics:restCrvVtxIndices",
+    "omniphysics:restNormals",
+    "omniphysics:dynamicFriction",
+    "omniphysics:staticFriction",
+    "omniphysics:density",
+    "omniphysics:youngsModulus",
+    "omniphysics:poissonsRatio",
+    "omniphysics:surfaceThickness",
+    "omniphysics:surfaceStretchStiffness",
+    "omniphysics:surfaceShearStiffness",
+    "omniphysics:surfaceBendStiffness",
+    "omniphysics:curveThickness",
+    "omniphysics:curveStretchStiffness",
+    "omniphysics:curveBendStiffness",
+    "omniphysics:curveTwistStiffness",
+    "omniphysics:attachmentEnabled",
+    "omniphysics:src0",
+    "omniphysics:src1",
+    "omniphysics:stiffness",
+    "omniphysics:damping",
+    "omniphysics:vtxIndicesSrc0",
+    "omniphysics:vtxIndicesSrc1",
+    "omniphysics:triIndicesSrc0",
+    "omniphysics:triIndicesSrc1",
+    "omniphysics:triCoordsSrc0",
+    "omniphysics:triCoordsSrc1",
+    "omniphysics:tetIndicesSrc0",
+    "omniphysics:tetIndicesSrc1",
+    "omniphysics:tetCoordsSrc0",
+    "omniphysics:tetCoordsSrc1",
+    "omniphysics:localPositionsSrc1",
+    "omniphysics:crvSegIndicesSrc1",
+    "omniphysics:crvSegCoordsSrc1",
+    "omniphysics:filterEnabled",
+    "omniphysics:groupElemCounts0",
+    "omniphysics:groupElemCounts1",
+    "omniphysics:groupElemIndices0",
+    "omniphysics:groupElemIndices1",
+];
+
+/// Leaf names of a deformable pose instance's attributes.
+pub(crate) const POSE_LEAVES: [&str; 2] = ["points", "purposes"];

@@ -1,0 +1,251 @@
+//! The `inspect` command: what the importer understood of a stage, as tables or JSON.
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use usdsim_core::{BodyKind, ColliderShape, Settings, Solver};
+use usdsim_usd::{import, Imported};
+
+use crate::cli::InspectArgs;
+
+/// Imports `args.input` and prints bodies, materials, colliders, pins, gravity and units.
+pub fn inspect(args: &InspectArgs) -> Result<()> {
+    let imported = import(&args.input)?;
+    let view =
+        describe(&imported).with_context(|| format!("{}: cannot compute the bodies' masses", args.input.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        print!("{}", text(&view));
+    }
+    Ok(())
+}
+
+/// Rounds to 6 significant digits so output is stable and readable.
+fn sig(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let digits = 5 - x.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits.clamp(-300, 300));
+    (x * scale).round() / scale
+}
+
+fn shape_name(shape: &ColliderShape) -> String {
+    match shape {
+        ColliderShape::Plane { normal } => format!("plane, normal {:?}", normal.to_array().map(|v| sig(v.into()))),
+        ColliderShape::Cuboid { half_extents } => {
+            format!("box, half extents {:?}", half_extents.to_array().map(|v| sig(v.into())))
+        }
+        ColliderShape::Sphere { radius } => format!("sphere, radius {}", sig((*radius).into())),
+        ColliderShape::Capsule { radius, half_height, .. } => {
+            format!("capsule, radius {}, half height {}", sig((*radius).into()), sig((*half_height).into()))
+        }
+        ColliderShape::Cylinder { radius, half_height, .. } => {
+            format!("cylinder, radius {}, half height {}", sig((*radius).into()), sig((*half_height).into()))
+        }
+        ColliderShape::TriMesh { vertices, triangles } => {
+            format!("triangle mesh, {} vertices, {} triangles", vertices.len(), triangles.len())
+        }
+    }
+}
+
+/// A value in stage units and SI.
+fn both(stage: f64, to_si: f64) -> Value {
+    json!({ "stage": sig(stage), "si": sig(stage * to_si) })
+}
+
+/// The JSON description of an imported stage (the text tables are printed from it).
+fn describe(imported: &Imported) -> Result<Value> {
+    let info = &imported.stage;
+    let (mpu, kpu) = (info.meters_per_unit, info.kilograms_per_unit);
+    let pressure = kpu / mpu; // stage pressure unit in Pa
+    let density = kpu / (mpu * mpu * mpu);
+    let solver = Solver::new(imported.scene.clone(), Settings::default())?;
+    let bodies: Vec<Value> = imported
+        .scene
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(b, body)| {
+            let m = &body.material;
+            let (kind, elements) = match body.kind {
+                BodyKind::Volume => ("volume", body.tets.len()),
+                BodyKind::Surface => ("surface", body.triangles.len()),
+            };
+            json!({
+                "prim": imported.bodies[b].prim_path,
+                "kind": kind,
+                "vertices": body.positions.len(),
+                "elements": elements,
+                "element_type": if body.kind == BodyKind::Volume { "tetrahedra" } else { "triangles" },
+                "mass": both(f64::from(solver.body_mass(b)), kpu),
+                "mass_override": body.mass_override.map(|v| sig(v.into())),
+                "material": {
+                    "youngs_modulus": both(m.youngs_modulus.into(), pressure),
+                    "poissons_ratio": sig(m.poissons_ratio.into()),
+                    "density": both(m.density.into(), density),
+                    "thickness": both(m.thickness.into(), mpu),
+                    "stretch_stiffness": both(m.stretch_stiffness.into(), pressure),
+                    "shear_stiffness": both(m.shear_stiffness.into(), pressure),
+                    "bend_stiffness": both(m.bend_stiffness.into(), pressure),
+                    "dynamic_friction": sig(m.dynamic_friction.into()),
+                    "static_friction": sig(m.static_friction.into()),
+                    "damping": sig(m.damping.into()),
+                },
+            })
+        })
+        .collect();
+    let colliders: Vec<Value> = imported
+        .scene
+        .colliders
+        .iter()
+        .map(|c| {
+            json!({
+                "prim": c.name,
+                "shape": shape_name(&c.shape),
+                "position": c.translation.to_array().map(|v| sig(v.into())),
+                "friction": sig(c.friction.into()),
+            })
+        })
+        .collect();
+    let mut pins: Vec<Value> = Vec::new();
+    for (b, body) in imported.bodies.iter().enumerate() {
+        let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == b).collect();
+        if let Some(first) = of_body.first() {
+            let stiffness =
+                if first.stiffness.is_infinite() { json!("inf") } else { json!(sig(first.stiffness.into())) };
+            pins.push(json!({
+                "body": body.prim_path,
+                "vertices": of_body.len(),
+                "stiffness": stiffness,
+                "damping": sig(first.damping.into()),
+            }));
+        }
+    }
+    let g = imported.scene.gravity.as_dvec3();
+    Ok(json!({
+        "file": info.input.display().to_string(),
+        "units": {
+            "meters_per_unit": mpu,
+            "kilograms_per_unit": kpu,
+            "up_axis": info.up_axis.token(),
+            "time_codes_per_second": info.time_codes_per_second,
+            "start_time_code": info.start_time_code,
+        },
+        "gravity": {
+            "stage": g.to_array().map(sig),
+            "magnitude": both(g.length(), mpu),
+        },
+        "bodies": bodies,
+        "colliders": colliders,
+        "pins": pins,
+        "warnings": imported.warnings,
+    }))
+}
+
+fn num(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `stage (SI unit)` for a [`both`] value.
+fn pair(v: &Value, unit: &str) -> String {
+    format!("{} ({} {unit})", num(&v["stage"]), num(&v["si"]))
+}
+
+/// Renders the description as aligned tables.
+fn text(view: &Value) -> String {
+    let mut out = String::new();
+    let u = &view["units"];
+    out.push_str(&format!("file: {}\n", num(&view["file"])));
+    out.push_str(&format!(
+        "units: metersPerUnit {}, kilogramsPerUnit {}, upAxis {}, timeCodesPerSecond {}, startTimeCode {}\n",
+        num(&u["meters_per_unit"]),
+        num(&u["kilograms_per_unit"]),
+        num(&u["up_axis"]),
+        num(&u["time_codes_per_second"]),
+        num(&u["start_time_code"]),
+    ));
+    out.push_str(&format!(
+        "scene: gravity {} stage units/s², magnitude {}\n",
+        view["gravity"]["stage"],
+        pair(&view["gravity"]["magnitude"], "m/s²")
+    ));
+
+    let bodies = view["bodies"].as_array().cloned().unwrap_or_default();
+    out.push_str(&format!("\nbodies ({}):\n", bodies.len()));
+    if !bodies.is_empty() {
+        out.push_str(&format!(
+            "  {:<8} {:<40} {:>9} {:>14} {:>24}\n",
+            "kind", "prim", "vertices", "elements", "mass stage (kg)"
+        ));
+    }
+    for b in &bodies {
+        let elements = format!("{} {}", num(&b["elements"]), if b["kind"] == "volume" { "tets" } else { "tris" });
+        out.push_str(&format!(
+            "  {:<8} {:<40} {:>9} {:>14} {:>24}\n",
+            num(&b["kind"]),
+            num(&b["prim"]),
+            num(&b["vertices"]),
+            elements,
+            format!("{} ({})", num(&b["mass"]["stage"]), num(&b["mass"]["si"])),
+        ));
+        let m = &b["material"];
+        out.push_str(&format!(
+            "           E {}, nu {}, density {}\n",
+            pair(&m["youngs_modulus"], "Pa"),
+            num(&m["poissons_ratio"]),
+            pair(&m["density"], "kg/m³"),
+        ));
+        if b["kind"] == "surface" {
+            out.push_str(&format!(
+                "           thickness {}, stretch {}, shear {}, bend {}\n",
+                pair(&m["thickness"], "m"),
+                pair(&m["stretch_stiffness"], "Pa"),
+                pair(&m["shear_stiffness"], "Pa"),
+                pair(&m["bend_stiffness"], "Pa"),
+            ));
+        }
+        out.push_str(&format!(
+            "           friction {} static / {} dynamic, damping {}\n",
+            num(&m["static_friction"]),
+            num(&m["dynamic_friction"]),
+            num(&m["damping"])
+        ));
+    }
+
+    let colliders = view["colliders"].as_array().cloned().unwrap_or_default();
+    out.push_str(&format!("\ncolliders ({}):\n", colliders.len()));
+    for c in &colliders {
+        out.push_str(&format!(
+            "  {:<40} {}, at {}, friction {}\n",
+            num(&c["prim"]),
+            num(&c["shape"]),
+            c["position"],
+            num(&c["friction"])
+        ));
+    }
+
+    let pins = view["pins"].as_array().cloned().unwrap_or_default();
+    out.push_str(&format!("\npins ({}):\n", pins.len()));
+    for p in &pins {
+        out.push_str(&format!(
+            "  {:<40} {} vertices, stiffness {}, damping {}\n",
+            num(&p["body"]),
+            num(&p["vertices"]),
+            num(&p["stiffness"]),
+            num(&p["damping"])
+        ));
+    }
+    let warnings = view["warnings"].as_array().cloned().unwrap_or_default();
+    if !warnings.is_empty() {
+        out.push_str(&format!("\nimporter warnings ({}):\n", warnings.len()));
+        for w in &warnings {
+            out.push_str(&format!("  {}\n", num(w)));
+        }
+    }
+    out
+}

@@ -1,0 +1,106 @@
+//! `usdsim validate` and validation before `usdsim run`: exit codes, text and JSON.
+
+mod common;
+
+use common::{temp_dir, testdata, usdsim};
+
+fn invalid(name: &str) -> std::path::PathBuf {
+    testdata(&format!("invalid/{name}"))
+}
+
+#[test]
+fn clean_files_exit_0() {
+    let outcome = usdsim([
+        "validate".as_ref(),
+        testdata("hanging_bar.usda").as_os_str(),
+        testdata("cloth_on_sphere.usda").as_os_str(),
+    ]);
+    assert_eq!(outcome.code, Some(0), "{}{}", outcome.stdout, outcome.stderr);
+    outcome.assert_no_panic();
+    assert!(outcome.stdout.contains("hanging_bar.usda: ok"), "{}", outcome.stdout);
+    assert!(outcome.stdout.contains("cloth_on_sphere.usda: ok"), "{}", outcome.stdout);
+}
+
+#[test]
+fn errors_exit_1_naming_file_prim_attribute_and_expectation() {
+    let file = invalid("DB102_index_out_of_range.usda");
+    let outcome = usdsim(["validate".as_ref(), file.as_os_str()]);
+    assert_eq!(outcome.code, Some(1), "{}", outcome.stdout);
+    for needle in
+        ["error[DB102]", "DB102_index_out_of_range.usda", "/World/Tet.tetVertexIndices", "index 7", "expected 0..=3"]
+    {
+        assert!(outcome.stdout.contains(needle), "missing {needle:?} in:\n{}", outcome.stdout);
+    }
+}
+
+#[test]
+fn warnings_pass_unless_strict() {
+    let file = invalid("DB501_attribute_typo.usda");
+    let outcome = usdsim(["validate".as_ref(), file.as_os_str()]);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stdout);
+    assert!(outcome.stdout.contains("did you mean omniphysics:youngsModulus?"), "{}", outcome.stdout);
+    let strict = usdsim(["validate".as_ref(), "--strict".as_ref(), file.as_os_str()]);
+    assert_eq!(strict.code, Some(1), "{}", strict.stdout);
+}
+
+#[test]
+fn unreadable_file_exits_2_even_beside_failing_ones() {
+    let dir = temp_dir();
+    let missing = dir.path().join("nope.usda");
+    let bad = invalid("DB301_zero_youngs_modulus.usda");
+    let outcome = usdsim(["validate".as_ref(), bad.as_os_str(), missing.as_os_str()]);
+    assert_eq!(outcome.code, Some(2), "{}{}", outcome.stdout, outcome.stderr);
+    assert!(outcome.stderr.contains("nope.usda"), "{}", outcome.stderr);
+    assert!(outcome.stdout.contains("DB301"), "the readable file is still reported:\n{}", outcome.stdout);
+}
+
+#[test]
+fn json_report_lists_every_diagnostic() {
+    let file = invalid("DB403_attachment_lengths.usda");
+    let outcome =
+        usdsim(["validate".as_ref(), "--json".as_ref(), file.as_os_str(), testdata("hanging_bar.usda").as_os_str()]);
+    assert_eq!(outcome.code, Some(1));
+    let value: serde_json::Value = serde_json::from_str(&outcome.stdout).expect("stdout is one JSON object");
+    assert_eq!(value["status"], 1);
+    let files = value["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["errors"], 1);
+    let d = &files[0]["diagnostics"][0];
+    assert_eq!(d["code"], "DB403");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["prim"], "/World/Pin");
+    assert_eq!(d["property"], "omniphysics:localPositionsSrc1");
+    assert_eq!(files[1]["errors"], 0);
+}
+
+#[test]
+fn no_files_is_a_usage_error() {
+    let outcome = usdsim(["validate"]);
+    assert_eq!(outcome.code, Some(2));
+}
+
+#[test]
+fn run_stops_on_validation_errors_and_writes_nothing() {
+    let dir = temp_dir();
+    let input = dir.path().join("bad.usda");
+    std::fs::copy(invalid("DB106_inverted_tet.usda"), &input).unwrap();
+    let outcome = usdsim([input.as_os_str(), "--frames".as_ref(), "1".as_ref()]);
+    assert_eq!(outcome.code, Some(1), "{}", outcome.stderr);
+    outcome.assert_no_panic();
+    assert!(outcome.stderr.contains("error[DB106]"), "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("validation error"), "{}", outcome.stderr);
+    assert!(!dir.path().join("bad.sim.usda").exists());
+}
+
+#[test]
+fn run_prints_validation_warnings_and_continues() {
+    let dir = temp_dir();
+    let input = dir.path().join("typo.usda");
+    std::fs::copy(invalid("DB501_attribute_typo.usda"), &input).unwrap();
+    let outcome = usdsim([input.as_os_str(), "--frames".as_ref(), "1".as_ref()]);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("warning[DB501]"), "{}", outcome.stderr);
+    let quiet = usdsim([input.as_os_str(), "--frames".as_ref(), "1".as_ref(), "--quiet".as_ref()]);
+    assert_eq!(quiet.code, Some(0));
+    assert!(!quiet.stderr.contains("DB501"), "{}", quiet.stderr);
+}
