@@ -21,6 +21,7 @@ mod mass;
 mod membrane;
 mod neo_hookean;
 mod pin;
+pub mod plasticity;
 mod scene;
 mod solver;
 pub mod spring_mass;

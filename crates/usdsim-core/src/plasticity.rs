@@ -1,0 +1,192 @@
+//! Plastic (permanent) deformation: rest shapes that flow toward the current shape.
+//!
+//! The tearing-and-plasticity article defines it for links: beyond `yield × rest
+//! length` the rest length moves toward the current length by `rate × excess` (see
+//! `spring_mass::apply_plasticity`). For a tetrahedron the same rule applies to each
+//! principal stretch of its deformation gradient, multiplicatively (the usual
+//! `F = Fe·Fp` split, e.g. Irving, Teran, Fedkiw 2004; Müller & Gross 2004 for
+//! interactive use): with `F = R·S`, `S = V·diag(σ)·Vᵀ`, every principal stretch past the
+//! yield (`σ > yield` or `σ < 1/yield`) gives a plastic stretch `σp = 1 + rate·(σ − 1)`,
+//! `Fp = V·diag(σp)·Vᵀ`, and the rest edge matrix becomes `Fp·Dm`. The element's elastic
+//! deformation is then `F·Fp⁻¹`; its volume, and with it its compliances, change by
+//! `det Fp`. A cap bounds each principal stretch of the total plastic deformation
+//! (current rest shape against the original one) to `[1/(1+cap), 1+cap]`.
+
+use crate::neo_hookean::Tet;
+use glam::{Mat3, Vec3};
+
+/// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations:
+/// `(eigenvalues, eigenvectors as columns)`. Jacobi is robust for the repeated
+/// eigenvalues that a stretch along one axis produces (glamx's closed form mixed up
+/// eigenvectors there; measured).
+fn symmetric_eigen(m: Mat3) -> (Vec3, Mat3) {
+    let mut a = [m.x_axis.to_array(), m.y_axis.to_array(), m.z_axis.to_array()]; // a[col][row]
+    let mut v = [[1.0f32, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    for _ in 0..12 {
+        for (p, q) in [(0usize, 1usize), (0, 2), (1, 2)] {
+            let apq = a[q][p];
+            if apq.abs() < 1e-12 {
+                continue;
+            }
+            let theta = (a[q][q] - a[p][p]) / (2.0 * apq);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if theta == 0.0 { 1.0 } else { t };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            // A ← Jᵀ A J with the rotation J in the (p, q) plane.
+            for k in 0..3 {
+                let (akp, akq) = (a[p][k], a[q][k]);
+                a[p][k] = c * akp - s * akq;
+                a[q][k] = s * akp + c * akq;
+            }
+            for k in 0..3 {
+                let (apk, aqk) = (a[k][p], a[k][q]);
+                a[k][p] = c * apk - s * aqk;
+                a[k][q] = s * apk + c * aqk;
+            }
+            for k in 0..3 {
+                let (vkp, vkq) = (v[p][k], v[q][k]);
+                v[p][k] = c * vkp - s * vkq;
+                v[q][k] = s * vkp + c * vkq;
+            }
+        }
+    }
+    (
+        Vec3::new(a[0][0], a[1][1], a[2][2]),
+        Mat3::from_cols(Vec3::from_array(v[0]), Vec3::from_array(v[1]), Vec3::from_array(v[2])),
+    )
+}
+
+/// Plasticity parameters of a material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plasticity {
+    /// Principal stretch (or its inverse, in compression) beyond which deformation
+    /// becomes permanent; `> 1`.
+    pub yield_ratio: f32,
+    /// Fraction of the excess that flows into the rest shape per application, in `[0, 1]`.
+    pub rate: f32,
+    /// Cap on the total plastic strain (rest stretch against the original rest shape), if
+    /// any.
+    pub max_strain: Option<f32>,
+}
+
+/// Applies one plastic flow step to `tet`, whose vertices are at `p`. `original_dm` is the
+/// element's rest edge matrix before any flow (for the cap). Returns whether the rest
+/// shape changed.
+pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plasticity) -> bool {
+    let dm = tet.dm_inv.inverse();
+    let f = Mat3::from_cols(p[1] - p[0], p[2] - p[0], p[3] - p[0]) * tet.dm_inv;
+    let (values, vectors) = symmetric_eigen(f.transpose() * f);
+    let stretches = values.max(Vec3::ZERO).to_array().map(f32::sqrt);
+    let yielded = |s: f32| s > params.yield_ratio || s * params.yield_ratio < 1.0;
+    if !stretches.iter().any(|&s| yielded(s)) || !stretches.iter().all(|s| s.is_finite() && *s > 0.0) {
+        return false;
+    }
+    let plastic = stretches.map(|s| if yielded(s) { 1.0 + params.rate * (s - 1.0) } else { 1.0 });
+    let fp = vectors * Mat3::from_diagonal(Vec3::from_array(plastic)) * vectors.transpose();
+    let mut new_dm = fp * dm;
+    if let Some(cap) = params.max_strain {
+        // Clamp the total plastic stretch against the original rest shape.
+        let total = new_dm * original_dm.inverse();
+        let (values, vectors) = symmetric_eigen(total.transpose() * total);
+        let s = values.max(Vec3::ZERO).to_array().map(f32::sqrt);
+        let clamped = s.map(|x| x.clamp(1.0 / (1.0 + cap), 1.0 + cap));
+        if clamped != s {
+            // Polar decomposition of `total` = R·U; keep R, clamp U's stretches.
+            let u_inv = vectors * Mat3::from_diagonal(Vec3::from_array(s.map(|x| 1.0 / x))) * vectors.transpose();
+            let r = total * u_inv;
+            let u = vectors * Mat3::from_diagonal(Vec3::from_array(clamped)) * vectors.transpose();
+            new_dm = r * u * original_dm;
+        }
+    }
+    let ratio = new_dm.determinant() / dm.determinant();
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return false;
+    }
+    tet.dm_inv = new_dm.inverse();
+    // Compliances are 1/(modulus × volume): the volume scales by det Fp.
+    tet.compliance_dev /= ratio;
+    tet.compliance_vol /= ratio;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_tet() -> ([Vec3; 4], Tet) {
+        let rest = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+        (rest, Tet::new([0, 1, 2, 3], rest, 1e5, 0.3, 0.0).unwrap())
+    }
+
+    /// Rest edge matrix of `tet`.
+    fn dm(tet: &Tet) -> Mat3 {
+        tet.dm_inv.inverse()
+    }
+
+    fn stretched_x(s: f32) -> [Vec3; 4] {
+        [Vec3::ZERO, Vec3::X * s, Vec3::Y, Vec3::Z]
+    }
+
+    const PARAMS: Plasticity = Plasticity { yield_ratio: 1.1, rate: 0.5, max_strain: None };
+
+    #[test]
+    fn jacobi_diagonalises_symmetric_matrices() {
+        let m = Mat3::from_cols(Vec3::new(4.0, 1.0, 0.5), Vec3::new(1.0, 3.0, -0.2), Vec3::new(0.5, -0.2, 2.0));
+        let (values, vectors) = symmetric_eigen(m);
+        let rebuilt = vectors * Mat3::from_diagonal(values) * vectors.transpose();
+        assert!((rebuilt - m).to_cols_array().iter().all(|e| e.abs() < 1e-5), "{rebuilt} vs {m}");
+        let (values, vectors) = symmetric_eigen(Mat3::from_diagonal(Vec3::new(2.25, 1.0, 1.0)));
+        assert_eq!(values, Vec3::new(2.25, 1.0, 1.0));
+        assert_eq!(vectors, Mat3::IDENTITY);
+    }
+
+    #[test]
+    fn below_the_yield_the_rest_shape_springs_back() {
+        let (rest, mut tet) = unit_tet();
+        let before = dm(&tet);
+        assert!(!flow_tet(&mut tet, stretched_x(1.05), before, &PARAMS));
+        assert_eq!(dm(&tet), before);
+        assert!(!flow_tet(&mut tet, rest, before, &PARAMS));
+    }
+
+    #[test]
+    fn past_the_yield_the_rest_shape_moves_by_rate_times_excess() {
+        let (_, mut tet) = unit_tet();
+        let original = dm(&tet);
+        let volume_compliance = tet.compliance_vol;
+        assert!(flow_tet(&mut tet, stretched_x(1.5), original, &PARAMS));
+        // Rest x-edge: 1 + 0.5 × (1.5 − 1) = 1.25; the other edges are unchanged.
+        let new = dm(&tet);
+        assert!((new.x_axis - Vec3::X * 1.25).length() < 1e-5, "{new}");
+        assert!((new.y_axis - Vec3::Y).length() < 1e-5 && (new.z_axis - Vec3::Z).length() < 1e-5);
+        // The rest volume grew by 25 %, so the element got stiffer in absolute terms.
+        assert!((tet.compliance_vol - volume_compliance / 1.25).abs() < 1e-9);
+        // Compression past 1/yield flows too.
+        let (_, mut tet) = unit_tet();
+        assert!(flow_tet(&mut tet, stretched_x(0.5), original, &PARAMS));
+        assert!((dm(&tet).x_axis.x - 0.75).abs() < 1e-5);
+    }
+
+    #[test]
+    fn flow_follows_a_rotated_element() {
+        // The same stretch seen through a rotation gives the same rest shape: plasticity
+        // acts on the stretch, never on rigid motion.
+        let (_, mut tet) = unit_tet();
+        let original = dm(&tet);
+        let r = glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.2);
+        assert!(flow_tet(&mut tet, stretched_x(1.5).map(|q| r * q), original, &PARAMS));
+        assert!((dm(&tet).x_axis - Vec3::X * 1.25).length() < 1e-4, "{}", dm(&tet));
+    }
+
+    #[test]
+    fn the_cap_bounds_total_plastic_strain() {
+        let (_, mut tet) = unit_tet();
+        let original = dm(&tet);
+        let capped = Plasticity { max_strain: Some(0.2), ..PARAMS };
+        for _ in 0..30 {
+            flow_tet(&mut tet, stretched_x(2.0), original, &capped);
+        }
+        assert!((dm(&tet).x_axis.x - 1.2).abs() < 1e-4, "{}", dm(&tet));
+    }
+}
