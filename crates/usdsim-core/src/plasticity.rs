@@ -19,6 +19,8 @@ use glam::{Mat3, Vec3};
 /// `(eigenvalues, eigenvectors as columns)`. Jacobi is robust for the repeated
 /// eigenvalues that a stretch along one axis produces (glamx's closed form mixed up
 /// eigenvectors there; measured).
+// The rotation updates read as the matrix formulas they implement.
+#[allow(clippy::needless_range_loop)]
 fn symmetric_eigen(m: Mat3) -> (Vec3, Mat3) {
     let mut a = [m.x_axis.to_array(), m.y_axis.to_array(), m.z_axis.to_array()]; // a[col][row]
     let mut v = [[1.0f32, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
