@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Settings, Solver};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, import, Bake};
+use usdsim_usd::{default_output_path, import, Bake, TrackTarget};
 
 /// Runs a simulation as `args` describe and prints the summary.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -39,6 +39,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         iterations: args.iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
+        self_contact: args.self_contact,
+        ..Settings::default()
     };
     let mut bake = Bake::new(&imported, args.frames);
     bake.check_output(&output)?;
@@ -61,6 +63,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
         for track in &imported.kinematic {
             let targets = track.at(info.start_time_code + f64::from(frame));
             solver.set_kinematic_targets(track.body, &targets)?;
+        }
+        // Animated attachment frames and kinematic rigid bodies likewise.
+        for track in &imported.tracks {
+            let m = track.at(info.start_time_code + f64::from(frame));
+            match track.target {
+                TrackTarget::Frame(f) => solver.set_frame_target(f, m.as_mat4())?,
+                TrackTarget::Rigid(r) => {
+                    let (t, q) = usdsim_usd::rigid_pose_of(m);
+                    solver.set_rigid_target(r, t, q)?;
+                }
+            }
         }
         solver.step_frame();
         if let Some(body) = diverged(&solver) {

@@ -72,6 +72,7 @@ pub fn cloth(n: u32) -> Scene {
         colliders: vec![],
         pins,
         embedded: vec![],
+        ..Default::default()
     }
 }
 
@@ -91,6 +92,7 @@ pub fn jelly(k: u32) -> Scene {
         colliders: vec![ground],
         pins: vec![],
         embedded: vec![],
+        ..Default::default()
     }
 }
 

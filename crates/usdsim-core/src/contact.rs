@@ -182,13 +182,15 @@ fn friction_of(c: &StaticCollider) -> f32 {
 }
 
 /// Finds this substep's contacts for every movable vertex. `x` holds predicted positions,
-/// `x_prev` the start-of-substep ones.
+/// `x_prev` the start-of-substep ones; `keep(vertex, collider)` is false for pairs that
+/// collision filters exclude.
 pub fn detect(
     colliders: &[StaticCollider],
     x: &[Vec3],
     x_prev: &[Vec3],
     w: &[f32],
     params: &[VertexContactParams],
+    keep: &(dyn Fn(u32, usize) -> bool + Sync),
     out: &mut Vec<VertexContacts>,
 ) {
     out.clear();
@@ -202,11 +204,11 @@ pub fn detect(
         let VertexContactParams { friction, offset, pad } = params[i];
         let reach = offset + pad + 2.0 * (x[i] - x_prev[i]).length();
         let mut vc = VertexContacts { vertex: i as u32, ..Default::default() };
-        for c in colliders {
+        for (ci, c) in colliders.iter().enumerate() {
             if vc.count as usize == MAX_PER_VERTEX {
                 break;
             }
-            if let Some((_, n, on_surface)) = query(c, x[i], reach) {
+            if let Some((_, n, on_surface)) = query(c, x[i], reach).filter(|_| keep(i as u32, ci)) {
                 let k = vc.count as usize;
                 vc.normal[k] = n;
                 vc.offset[k] = n.dot(on_surface) + offset;

@@ -7,13 +7,18 @@
 //! [`Scene`], the CLI drives a [`Solver`] frame by frame and hands the states back.
 //!
 //! Layout: one file per constraint kind (`neo_hookean.rs`, `membrane.rs`, `bending.rs`,
-//! `pin.rs`), contacts with static colliders in `contact.rs`, per-vertex masses in
+//! `pin.rs`, `attachment.rs`), rigid bodies (rapier3d) in `rigid.rs`, contacts with static colliders in `contact.rs`, between deformables in
+//! `deformable_contact.rs` (found through `spatial_hash.rs`, filtered by
+//! `collision_filter.rs`), per-vertex masses in
 //! `mass.rs`, the graph colouring that makes parallel projection deterministic in
 //! `colouring.rs`, and the time-stepping loop in `solver.rs`.
 
+pub mod attachment;
 mod bending;
+pub mod collision_filter;
 mod colouring;
 mod contact;
+pub mod deformable_contact;
 pub mod embedding;
 mod error;
 pub mod grid;
@@ -22,15 +27,21 @@ mod membrane;
 mod neo_hookean;
 mod pin;
 pub mod plasticity;
+pub mod rigid;
 mod scene;
 mod solver;
+mod spatial_hash;
 pub mod spring_mass;
 mod team;
 pub mod tearing;
 mod xpbd;
 
+pub use attachment::{Attachment, Frame, Site};
+pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
+pub use deformable_contact::surface_triangles;
 pub use embedding::Embedding;
 pub use error::SceneError;
+pub use rigid::{RigidBody, RigidShape};
 pub use scene::{
     BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Pin, Scene, BODY_MATERIAL,
 };

@@ -4,6 +4,7 @@
 //! the USD stage, seconds for time). The solver never sees a USD type; the USD crate fills
 //! these structs and reads results back through [`crate::Solver`].
 
+use crate::collision_filter::CollisionFilter;
 use glam::{Quat, Vec3};
 
 /// A whole simulation: bodies, static colliders, pins and global settings.
@@ -21,6 +22,16 @@ pub struct Scene {
     /// pose (see [`crate::embedding`]). The solver ignores them; whoever writes results
     /// builds an [`crate::Embedding`] from each and maps the body's state onto it.
     pub embedded: Vec<EmbeddedMesh>,
+    /// Which bodies, colliders and elements may not touch (collision groups, filtered
+    /// pairs, element filters; see [`crate::collision_filter`]).
+    pub collision: CollisionFilter,
+    /// Attachments between body points, frames and rigid bodies (see
+    /// [`crate::attachment`]); pins are the simple vertex-to-static-point case.
+    pub attachments: Vec<crate::attachment::Attachment>,
+    /// Coordinate frames (static or animated xformables) attachments are fixed in.
+    pub frames: Vec<crate::attachment::Frame>,
+    /// Rigid bodies, simulated with rapier3d (see [`crate::rigid`]).
+    pub rigid_bodies: Vec<crate::rigid::RigidBody>,
 }
 
 /// A collision or graphics mesh that follows a body's simulation mesh.

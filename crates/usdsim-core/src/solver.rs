@@ -7,14 +7,18 @@
 //! contact planes, apply friction, and derive velocities from the displacement.
 //! Nothing allocates in the loop except the contact list's occasional growth.
 
+use crate::attachment::{self, Driven, FrameMotion, Link};
 use crate::bending::{self, Hinge};
+use crate::collision_filter::FilterTable;
 use crate::colouring::{self, Colouring, Shared};
 use crate::contact::{self, StaticCollider, VertexContactParams, VertexContacts};
+use crate::deformable_contact::{self, SelfContact, Surfaces};
 use crate::error::SceneError;
 use crate::mass;
 use crate::membrane::Membrane;
 use crate::neo_hookean::Tet;
 use crate::pin::SoftPin;
+use crate::rigid::RigidWorld;
 use crate::scene::{Body, BodyKind, Material, Scene, BODY_MATERIAL};
 use crate::team;
 use crate::xpbd::Step;
@@ -34,11 +38,30 @@ pub struct Settings {
     /// Distance (stage units) every vertex keeps from collider surfaces, on top of half a
     /// surface body's thickness.
     pub contact_offset: f32,
+    /// Deformable bodies collide with each other (`deformable_contact.rs`). On by
+    /// default: the schema lets every physics object collide unless filtered.
+    pub deformable_contact: bool,
+    /// Surface bodies (cloth) collide with themselves. Off by default for now: the
+    /// per-substep search costs a 64² cloth about 30 ms a frame on two cores (44.8 → ~75
+    /// ms, measured), more than its whole elastic solve; the CLI's `--self-contact` turns
+    /// it on.
+    pub self_contact: bool,
+    /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
+    /// folds onto itself, and the search would cost every volume body every substep.
+    pub volume_self_contact: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { substeps: 10, iterations: 10, frame_dt: 1.0 / 24.0, contact_offset: 0.0 }
+        Self {
+            substeps: 10,
+            iterations: 10,
+            frame_dt: 1.0 / 24.0,
+            contact_offset: 0.0,
+            deformable_contact: true,
+            self_contact: false,
+            volume_self_contact: false,
+        }
     }
 }
 
@@ -80,8 +103,23 @@ pub struct Solver {
     soft_hinges: Coloured<Hinge, f32>,
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
+    /// Attachments in solver form (`attachment.rs`) and their multipliers.
+    links: Vec<Link>,
+    link_lambda: Vec<f32>,
+    /// Vertices hard-attached to a frame: immovable, placed on the frame every substep.
+    driven: Vec<Driven>,
+    /// The attachment frames' motion over the current frame.
+    attachment_frames: Vec<FrameMotion>,
+    /// Rigid bodies (rapier3d), coupled through attachments (`rigid.rs`).
+    rigid: RigidWorld,
     colliders: Vec<StaticCollider>,
     contacts: Vec<VertexContacts>,
+    /// Colliding surfaces of the deformable bodies and the spatial hash over them.
+    surfaces: Surfaces,
+    /// Compiled collision filters.
+    filter: FilterTable,
+    /// This substep's deformable–deformable and self contacts.
+    deformable_contacts: Vec<deformable_contact::Contact>,
     frames: u64,
     /// Per body: gravity (its physics scene's, else the scene's).
     body_gravity: Vec<Vec3>,
@@ -365,6 +403,11 @@ impl Solver {
                 });
             }
         }
+        let (links, driven) = attachment::build(&scene, &ranges, &mut w, &mut x, &mut v)?;
+        let attachment_frames =
+            scene.frames.iter().map(|f| FrameMotion { start: f.world_from_local, target: None }).collect();
+        let rigid = RigidWorld::new(&scene.rigid_bodies, &scene.colliders, scene.gravity)
+            .map_err(|e| SceneError::NonFinite { body: e.name, what: e.what })?;
         let mut sleeping = vec![None; scene.bodies.len()];
         let mut kinematic = Vec::new();
         for (b, body) in scene.bodies.iter().enumerate() {
@@ -382,6 +425,9 @@ impl Solver {
         let body_gravity: Vec<Vec3> = scene.bodies.iter().map(|b| b.gravity.unwrap_or(scene.gravity)).collect();
         let colliders =
             contact::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
+        let self_contact = SelfContact { surfaces: settings.self_contact, volumes: settings.volume_self_contact };
+        let (surfaces, filter) =
+            Surfaces::new(&scene, &ranges, settings.contact_offset, settings.deformable_contact, self_contact);
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
         let (soft_hinges, hinges): (Vec<Hinge>, Vec<Hinge>) = hinges.into_iter().partition(|h| is_soft(h, &x, &w, dt));
@@ -400,8 +446,16 @@ impl Solver {
             soft_hinges: Coloured::new(soft_hinges, |h| h.v, vertex_count),
             pin_lambda: vec![0.0; soft_pins.len()],
             soft_pins,
+            link_lambda: vec![0.0; links.len()],
+            links,
+            driven,
+            attachment_frames,
+            rigid,
             colliders,
             contacts: Vec::new(),
+            surfaces,
+            filter,
+            deformable_contacts: Vec::new(),
             frames: 0,
             body_gravity,
             sleeping,
@@ -421,6 +475,12 @@ impl Solver {
                 k.start = target;
             }
         }
+        for f in &mut self.attachment_frames {
+            if let Some(target) = f.target.take() {
+                f.start = target;
+            }
+        }
+        self.rigid.end_frame();
         self.frames += 1;
     }
 
@@ -451,6 +511,69 @@ impl Solver {
         }
         k.target = Some(targets.to_vec());
         Ok(())
+    }
+
+    /// Sets where attachment frame `frame` ([`crate::Scene::frames`]) must be at the end of
+    /// the next simulation frame (local-to-world, scale included). Points fixed in it move
+    /// linearly between their start and end images across the substeps. Without a new
+    /// target a frame holds still.
+    pub fn set_frame_target(&mut self, frame: usize, world_from_local: glam::Mat4) -> Result<(), SceneError> {
+        let Some(f) = self.attachment_frames.get_mut(frame) else {
+            return Err(SceneError::IndexOutOfRange {
+                body: "frame target".into(),
+                what: "frame",
+                index: frame as u64,
+                len: self.attachment_frames.len(),
+            });
+        };
+        if !world_from_local.is_finite() {
+            return Err(SceneError::NonFinite { body: format!("frame {frame}"), what: "frame target" });
+        }
+        f.target = Some(world_from_local);
+        Ok(())
+    }
+
+    /// Sets where kinematic rigid body `rigid` must be at the end of the next frame
+    /// (world translation and orientation of its frame).
+    pub fn set_rigid_target(
+        &mut self,
+        rigid: usize,
+        translation: Vec3,
+        rotation: glam::Quat,
+    ) -> Result<(), SceneError> {
+        if !(translation.is_finite() && rotation.is_finite()) {
+            return Err(SceneError::NonFinite { body: format!("rigid body {rigid}"), what: "kinematic target" });
+        }
+        if self.rigid.set_target(rigid, translation, rotation) {
+            Ok(())
+        } else {
+            Err(SceneError::InvalidValue {
+                body: format!("rigid body {rigid}"),
+                what: "kinematic target",
+                value: rigid as f32,
+                expected: "a kinematic rigid body",
+            })
+        }
+    }
+
+    /// Number of rigid bodies.
+    pub fn rigid_count(&self) -> usize {
+        self.rigid.len()
+    }
+
+    /// World translation and orientation of rigid body `rigid`'s frame.
+    pub fn rigid_pose(&self, rigid: usize) -> (Vec3, glam::Quat) {
+        self.rigid.pose(rigid)
+    }
+
+    /// Linear and angular velocity of rigid body `rigid` (world space).
+    pub fn rigid_velocity(&self, rigid: usize) -> (Vec3, Vec3) {
+        self.rigid.velocity(rigid)
+    }
+
+    /// Mass of rigid body `rigid`.
+    pub fn rigid_mass(&self, rigid: usize) -> f32 {
+        self.rigid.mass(rigid)
     }
 
     /// Whether body `body` is kinematic.
@@ -498,14 +621,26 @@ impl Solver {
                 }
             }
         }
-        contact::detect(&self.colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &mut self.contacts);
+        attachment::follow_frames(&mut self.links, &self.driven, &self.attachment_frames, &mut self.x, progress);
+        self.rigid.begin_substep(dt, progress);
+        let (filter, vertex_body) = (&self.filter, &self.surfaces.vertex_body);
+        let (bodies, colliders) = (&self.bodies, &self.colliders);
+        let keep = |v: u32, c: usize| {
+            let b = vertex_body[v as usize] as usize;
+            filter.vertex_collider(b, v - bodies[b].start as u32, c)
+        };
+        contact::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        self.surfaces.detect(&self.x, &self.x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
         self.tets.lambda.fill([0.0; 2]);
         self.membranes.lambda.fill([0.0; 2]);
         self.hinges.lambda.fill(0.0);
         self.soft_hinges.lambda.fill(0.0);
         self.pin_lambda.fill(0.0);
+        self.link_lambda.fill(0.0);
         self.iterate(step);
+        self.rigid.end_substep(dt);
         contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
+        self.surfaces.apply_friction(&self.deformable_contacts, &mut self.x, &self.x_prev, &self.w);
         // v ← v_pred + (x − x_pred)/dt rather than (x − x_prev)/dt: the same value in exact
         // arithmetic, but in f32 the latter loses gravity's g·dt² to the rounding of
         // positions far from the origin once substeps are small (at 200 substeps a free
@@ -532,8 +667,14 @@ impl Solver {
         let soft_hinges = self.soft_hinges.view();
         let pin_lambda = Shared::new(&mut self.pin_lambda);
         let soft_pins = &self.soft_pins;
+        let links = &self.links;
+        let link_lambda = Shared::new(&mut self.link_lambda);
+        let rigid = Shared::new(std::slice::from_mut(&mut self.rigid.states));
         let contacts = Shared::new(&mut self.contacts);
         let contact_count = self.contacts.len();
+        let surfaces = &self.surfaces;
+        let deformable_contacts = Shared::new(&mut self.deformable_contacts);
+        let deformable_count = self.deformable_contacts.len();
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
         let parallel = tets.0.len() + membranes.0.len() + hinges.0.len() + soft_hinges.0.len() >= 2048;
@@ -557,12 +698,25 @@ impl Solver {
                     for (k, pin) in soft_pins.iter().enumerate() {
                         unsafe { pin.project(x, x_prev, w, pin_lambda.get(k), step) };
                     }
+                    // SAFETY: the leader alone touches attachments and rigid states.
+                    let rigid = unsafe { rigid.get(0) };
+                    for (k, link) in links.iter().enumerate() {
+                        unsafe { link.project(x, x_prev, w, rigid, link_lambda.get(k), step) };
+                    }
                 }
                 m.sync();
                 for k in m.share(0..contact_count) {
                     unsafe { contact::project(contacts.get(k), x) };
                 }
                 m.sync();
+                if deformable_count > 0 {
+                    if m.is_leader() {
+                        // SAFETY: the leader alone, between barriers; the list is only
+                        // borrowed here.
+                        unsafe { surfaces.project(deformable_contacts, deformable_count, x, w) };
+                    }
+                    m.sync();
+                }
             }
         });
     }

@@ -149,6 +149,7 @@ fn cube_dropped_on_ground_comes_to_rest_without_penetrating() {
         colliders: vec![ground()],
         pins: vec![],
         embedded: vec![],
+        ..Default::default()
     };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     let mut lowest = f32::MAX;
@@ -186,6 +187,7 @@ fn cloth_draped_on_sphere_never_enters_it() {
         colliders: vec![sphere],
         pins: vec![],
         embedded: vec![],
+        ..Default::default()
     };
     let mut solver = Solver::new(scene, Settings { contact_offset: 0.005, ..settings(24.0) }).unwrap();
     for frame in 0..48 {
@@ -223,6 +225,7 @@ fn hanging_bar_stretches_like_linear_elasticity() {
         colliders: vec![],
         pins: pins.clone(),
         embedded: vec![],
+        ..Default::default()
     };
     let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
     for _ in 0..120 {
@@ -253,6 +256,7 @@ fn standing_bar_compresses_like_linear_elasticity() {
         colliders: vec![ground()],
         pins: vec![],
         embedded: vec![],
+        ..Default::default()
     };
     let mut solver = Solver::new(scene, Settings { substeps: 20, ..settings(24.0) }).unwrap();
     for _ in 0..120 {
@@ -290,6 +294,7 @@ fn results_do_not_depend_on_thread_count() {
                 colliders: vec![sphere, ground()],
                 pins: vec![],
                 embedded: vec![],
+                ..Default::default()
             };
             let mut solver = Solver::new(scene, settings(24.0)).unwrap();
             for _ in 0..12 {
@@ -358,8 +363,14 @@ fn book(rest: Vec<Vec3>, default: BendDefault, overrides: Vec<([u32; 2], f32)>) 
     };
     let pins =
         (0..3).map(|v| Pin { body: 0, vertex: v, target: flat[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
-    let scene =
-        Scene { gravity: Vec3::ZERO, bodies: vec![body], colliders: vec![], pins: pins.collect(), embedded: vec![] };
+    let scene = Scene {
+        gravity: Vec3::ZERO,
+        bodies: vec![body],
+        colliders: vec![],
+        pins: pins.collect(),
+        embedded: vec![],
+        ..Default::default()
+    };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     for _ in 0..96 {
         solver.step_frame();
@@ -422,8 +433,14 @@ fn hanging_cloth_strip_stretches_like_linear_elasticity() {
         .map(|i| Pin { body: 0, vertex: i as u32, target: body.positions[i], stiffness: f32::INFINITY, damping: 0.0 })
         .collect();
     let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
-    let scene =
-        Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies: vec![body], colliders: vec![], pins, embedded: vec![] };
+    let scene = Scene {
+        gravity: Vec3::new(0.0, 0.0, -G),
+        bodies: vec![body],
+        colliders: vec![],
+        pins,
+        embedded: vec![],
+        ..Default::default()
+    };
     let mut solver = Solver::new(scene, settings(24.0)).unwrap();
     for _ in 0..120 {
         solver.step_frame();
@@ -501,6 +518,7 @@ fn no_collider_kind_lets_a_falling_body_through() {
             colliders: vec![collider],
             pins: vec![],
             embedded: vec![],
+            ..Default::default()
         };
         let mut solver = Solver::new(scene, settings(24.0)).unwrap();
         let mut deepest = f32::MAX;

@@ -1,9 +1,10 @@
-//! Attachments. For now: `OmniPhysicsVtxXformAttachment` from a deformable body to a
-//! static xformable becomes one [`Pin`] per attached vertex. Other kinds are reported
-//! and skipped.
+//! Attachments: the six `OmniPhysics*Attachment` types of the seed schema become
+//! [`usdsim_core::Attachment`]s between sites of deformable bodies, frames (static or
+//! animated xformables) and rigid bodies. See `docs/attachments.md`.
 
+use glam::{DMat4, Vec3};
 use openusd::sdf;
-use usdsim_core::{Body, Pin};
+use usdsim_core::{Attachment, Body, Frame, Pin, Site};
 
 use crate::attribute_values::{self, checked_index};
 use crate::context::Ctx;
@@ -11,18 +12,127 @@ use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::xform::XformCache;
 
-const VTX_XFORM: &str = "OmniPhysicsVtxXformAttachment";
 const SRC0: &str = "omniphysics:src0";
 const SRC1: &str = "omniphysics:src1";
-const INDICES: &str = "omniphysics:vtxIndicesSrc0";
-const POSITIONS: &str = "omniphysics:localPositionsSrc1";
 const STIFFNESS: &str = "omniphysics:stiffness";
 const DAMPING: &str = "omniphysics:damping";
 const ENABLED: &str = "omniphysics:attachmentEnabled";
 
-/// Whether a prim type is an attachment of either schema dialect.
-fn is_attachment(type_name: &str) -> bool {
-    (type_name.starts_with("OmniPhysics") || type_name.starts_with("Physics")) && type_name.ends_with("Attachment")
+/// Most time codes sampled per animated frame.
+const MAX_SAMPLES: usize = 100_000;
+
+/// How one side of an attachment type names its points.
+#[derive(Clone, Copy)]
+enum SideKind {
+    /// `vtxIndicesSrcN`.
+    Vertices,
+    /// `triIndicesSrcN` + `triCoordsSrcN`.
+    Triangles,
+    /// `tetIndicesSrcN` + `tetCoordsSrcN`.
+    Tets,
+    /// `localPositionsSrcN` in an xformable's frame.
+    Local,
+}
+
+/// The six attachment types: name and how each source names its points.
+const TYPES: [(&str, SideKind, SideKind); 6] = [
+    ("OmniPhysicsVtxVtxAttachment", SideKind::Vertices, SideKind::Vertices),
+    ("OmniPhysicsVtxTriAttachment", SideKind::Vertices, SideKind::Triangles),
+    ("OmniPhysicsVtxTetAttachment", SideKind::Vertices, SideKind::Tets),
+    ("OmniPhysicsVtxXformAttachment", SideKind::Vertices, SideKind::Local),
+    ("OmniPhysicsTetXformAttachment", SideKind::Tets, SideKind::Local),
+    ("OmniPhysicsTriTriAttachment", SideKind::Triangles, SideKind::Triangles),
+];
+
+/// An animated frame's world transform at time codes `start + k`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameTrack {
+    /// What moves: an attachment frame or a kinematic rigid body.
+    pub target: TrackTarget,
+    /// Time code of the first sample.
+    pub start: f64,
+    /// Local-to-world transforms at `start + k`.
+    pub samples: Vec<DMat4>,
+}
+
+/// The thing a [`FrameTrack`] animates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackTarget {
+    /// Index into the scene's frames (`Solver::set_frame_target`).
+    Frame(usize),
+    /// Index into the scene's rigid bodies (`Solver::set_rigid_target`).
+    Rigid(usize),
+}
+
+impl FrameTrack {
+    /// The transform at `time`: exact at sampled time codes, linear in between (matrix
+    /// entries; the solver interpolates attached points, not the matrix), held outside.
+    pub fn at(&self, time: f64) -> DMat4 {
+        let last = self.samples.len() - 1;
+        let t = (time - self.start).clamp(0.0, last as f64);
+        let k = (t.floor() as usize).min(last);
+        let f = t - k as f64;
+        if f == 0.0 || k == last {
+            return self.samples[k];
+        }
+        self.samples[k] * (1.0 - f) + self.samples[k + 1] * f
+    }
+}
+
+/// The latest authored time sample of the transform ops on `prim` and its ancestors.
+fn last_xform_sample(ctx: &Ctx, prim: &sdf::Path) -> Result<Option<f64>, ImportError> {
+    let mut last: Option<f64> = None;
+    let mut path = Some(prim.clone());
+    while let Some(p) = path.filter(|p| !p.is_abs_root()) {
+        let ops = attribute_values::token_array(ctx, &p, "xformOpOrder")?.unwrap_or_default();
+        let handle = ctx.prim(&p)?;
+        for op in ops.iter().filter(|o| o.starts_with("xformOp:")) {
+            let times = handle.attribute(op).time_sample_times().map_err(|e| ctx.query_err(&p, Some(op), e))?;
+            for t in times {
+                last = Some(last.map_or(t, |l: f64| l.max(t)));
+            }
+        }
+        path = p.parent();
+    }
+    Ok(last)
+}
+
+/// Samples `prim`'s world transform at every time code from `start` to its last
+/// transform sample, or `None` when it is not animated. Restores `ctx.time`.
+pub(crate) fn sample_world(ctx: &mut Ctx, prim: &sdf::Path, start: f64) -> Result<Option<Vec<DMat4>>, ImportError> {
+    let Some(last) = last_xform_sample(ctx, prim)?.filter(|&l| l > start) else { return Ok(None) };
+    let count = (((last - start).ceil() as usize) + 1).min(MAX_SAMPLES);
+    let saved = ctx.time;
+    let mut samples = Vec::with_capacity(count);
+    for k in 0..count {
+        ctx.time = start + k as f64;
+        let m = XformCache::default().world(ctx, prim);
+        match m {
+            Ok(m) => samples.push(m),
+            Err(e) => {
+                ctx.time = saved;
+                return Err(e);
+            }
+        }
+    }
+    ctx.time = saved;
+    Ok(Some(samples))
+}
+
+/// What an attachment source resolves to.
+enum Source {
+    Body(usize),
+    Rigid { index: usize, body_from_prim: DMat4 },
+    Frame(usize),
+}
+
+/// The attachments of a stage, in scene form.
+pub(crate) struct ReadAttachments {
+    pub attachments: Vec<Attachment>,
+    /// Vertex-to-static-xformable attachments, as pins (the simplest case).
+    pub pins: Vec<Pin>,
+    pub frames: Vec<Frame>,
+    pub tracks: Vec<FrameTrack>,
 }
 
 /// The first target of a relationship, if any.
@@ -31,91 +141,39 @@ fn first_target(ctx: &Ctx, prim: &sdf::Path, rel: &str) -> Result<Option<sdf::Pa
     Ok(targets.into_iter().next())
 }
 
-/// Reads every attachment among the traversed prims into pins. `lookup` maps body
-/// prims and simulation meshes to body indices; `bodies` gives vertex counts.
-pub(crate) fn read_pins(
+/// Whether a prim type is an attachment of either schema dialect.
+fn is_attachment(type_name: &str) -> bool {
+    (type_name.starts_with("OmniPhysics") || type_name.starts_with("Physics")) && type_name.ends_with("Attachment")
+}
+
+/// Reads every enabled attachment. `lookup` maps body prims and simulation meshes to
+/// body indices, `rigid` lists rigid body prims with their world transforms.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn read(
     ctx: &mut Ctx,
     prims: &[PrimSummary],
     lookup: &[(sdf::Path, usize)],
     bodies: &[Body],
+    rigid: &[(sdf::Path, DMat4)],
     xforms: &mut XformCache,
-) -> Result<Vec<Pin>, ImportError> {
-    let find_body = |path: &sdf::Path| lookup.iter().find(|(p, _)| p == path).map(|&(_, i)| i);
-    let mut pins = Vec::new();
+    start: f64,
+) -> Result<ReadAttachments, ImportError> {
+    let mut out = ReadAttachments { attachments: Vec::new(), pins: Vec::new(), frames: Vec::new(), tracks: Vec::new() };
+    let mut frame_paths: Vec<sdf::Path> = Vec::new();
     for prim in prims.iter().filter(|p| is_attachment(&p.type_name)) {
         let path = &prim.path;
-        if prim.type_name != VTX_XFORM {
-            ctx.warn(path, None, format!("{} is not supported yet; ignored", prim.type_name));
+        let Some(&(_, kind0, kind1)) = TYPES.iter().find(|t| t.0 == prim.type_name) else {
+            ctx.warn(path, None, format!("{} is not one of the six attachment types; ignored", prim.type_name));
             continue;
-        }
+        };
         if attribute_values::bool_value(ctx, path, ENABLED)? == Some(false) {
             continue;
         }
-        let Some(src0) = first_target(ctx, path, SRC0)? else {
-            ctx.warn(path, Some(SRC0), "no target; attachment ignored");
-            continue;
-        };
-        let Some(body_index) = find_body(&src0) else {
-            ctx.warn(
-                path,
-                Some(SRC0),
-                format!("{src0} is not an imported deformable body or its simulation mesh; attachment ignored"),
-            );
-            continue;
-        };
-        let src1 = first_target(ctx, path, SRC1)?;
-        let frame = match &src1 {
-            Some(src1) if find_body(src1).is_some() => {
-                ctx.warn(
-                    path,
-                    Some(SRC1),
-                    format!("{src1} is a deformable body; deformable-to-deformable attachments are not supported yet, ignored"),
-                );
-                continue;
-            }
-            Some(src1) => {
-                let handle = ctx.prim(src1)?;
-                if !handle.is_valid().map_err(|err| ctx.query_err(src1, None, err))? {
-                    return Err(ImportError::Invalid {
-                        at: ctx.prop_loc(path, SRC1),
-                        reason: format!("target {src1} does not exist"),
-                    });
-                }
-                let rigid = src1
-                    .ancestors_below_root()
-                    .find(|a| prims.iter().any(|p| &p.path == a && p.has_api("PhysicsRigidBodyAPI")));
-                if let Some(rigid) = rigid {
-                    ctx.warn(
-                        path,
-                        Some(SRC1),
-                        format!("{src1} belongs to rigid body {rigid}; rigid bodies are not supported yet, pinned as static"),
-                    );
-                }
-                xforms.world(ctx, src1)?
-            }
-            None => {
-                ctx.warn(path, Some(SRC1), "no target; local positions are taken as world positions");
-                glam::DMat4::IDENTITY
-            }
-        };
-
-        let indices = attribute_values::int_array(ctx, path, INDICES)?
-            .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, INDICES), expected: "int[]" })?;
-        let positions = attribute_values::vec3_array(ctx, path, POSITIONS)?
-            .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, POSITIONS), expected: "point3f[]" })?;
-        if positions.len() != indices.len() {
-            return Err(ImportError::LengthMismatch {
-                at: ctx.prop_loc(path, POSITIONS),
-                found: positions.len(),
-                expected: indices.len(),
-                reason: format!("one position per vertex in {INDICES}"),
-            });
-        }
         let stiffness = attribute_values::f64_value(ctx, path, STIFFNESS)?.unwrap_or(f64::INFINITY);
-        if stiffness.is_nan() || stiffness < 0.0 {
+        if stiffness.is_nan() || stiffness <= 0.0 {
             return Err(ImportError::Invalid {
                 at: ctx.prop_loc(path, STIFFNESS),
-                reason: format!("must be non-negative (inf for a hard attachment), found {stiffness}"),
+                reason: format!("must be positive (inf for a hard attachment), found {stiffness}"),
             });
         }
         let damping = attribute_values::f64_value(ctx, path, DAMPING)?.unwrap_or(0.0);
@@ -125,17 +183,187 @@ pub(crate) fn read_pins(
                 reason: format!("must be a finite, non-negative number, found {damping}"),
             });
         }
-        let vertex_count = bodies.get(body_index).map_or(0, |b| b.positions.len());
-        for (&index, local) in indices.iter().zip(&positions) {
-            let vertex = checked_index(ctx, path, INDICES, index, vertex_count, "body vertices")?;
-            pins.push(Pin {
-                body: body_index,
-                vertex,
-                target: frame.transform_point3(*local).as_vec3(),
-                stiffness: stiffness as f32,
-                damping: damping as f32,
+        let mut sides: Vec<Vec<Site>> = Vec::with_capacity(2);
+        for (n, (rel, kind)) in [(SRC0, kind0), (SRC1, kind1)].into_iter().enumerate() {
+            let Some(target) = first_target(ctx, path, rel)? else {
+                ctx.warn(path, Some(rel), "no target; attachment ignored");
+                break;
+            };
+            let source = if let Some(&(_, b)) = lookup.iter().find(|(p, _)| *p == target) {
+                Source::Body(b)
+            } else {
+                let handle = ctx.prim(&target)?;
+                if !handle.is_valid().map_err(|err| ctx.query_err(&target, None, err))? {
+                    return Err(ImportError::Invalid {
+                        at: ctx.prop_loc(path, rel),
+                        reason: format!("target {target} does not exist"),
+                    });
+                }
+                if let Some((index, (_, body_world))) = rigid
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (r, _))| target.has_prefix(r))
+                    .max_by_key(|(_, (r, _))| r.to_string().len())
+                {
+                    let (t, q) = crate::rigid_body::pose_of(*body_world);
+                    let body_frame = DMat4::from_rotation_translation(q.as_dquat(), t.as_dvec3());
+                    let body_from_prim = body_frame.inverse() * xforms.world(ctx, &target)?;
+                    Source::Rigid { index, body_from_prim }
+                } else {
+                    let index = match frame_paths.iter().position(|p| *p == target) {
+                        Some(i) => i,
+                        None => {
+                            let world = xforms.world(ctx, &target)?;
+                            let i = out.frames.len();
+                            out.frames.push(Frame { name: target.to_string(), world_from_local: world.as_mat4() });
+                            frame_paths.push(target.clone());
+                            if let Some(samples) = sample_world(ctx, &target, start)? {
+                                out.tracks.push(FrameTrack { target: TrackTarget::Frame(i), start, samples });
+                            }
+                            i
+                        }
+                    };
+                    Source::Frame(index)
+                }
+            };
+            let suffix = if n == 0 { "Src0" } else { "Src1" };
+            sides.push(read_sites(ctx, path, kind, suffix, &source, bodies)?);
+        }
+        let [a, b] = match <[Vec<Site>; 2]>::try_from(sides) {
+            Ok(s) => s,
+            Err(_) => continue,
+        };
+        if a.len() != b.len() {
+            return Err(ImportError::LengthMismatch {
+                at: ctx.prim_loc(path),
+                found: b.len(),
+                expected: a.len(),
+                reason: "src1 must name as many points as src0".to_string(),
             });
         }
+        // A vertex held at a point of a static (unanimated) xformable is a pin.
+        let is_static = |f: usize| !out.tracks.iter().any(|t| t.target == TrackTarget::Frame(f));
+        if let (Some(Site::Vertex { .. }), Some(&Site::Frame { frame, .. })) = (a.first(), b.first()) {
+            if is_static(frame) {
+                let world = out.frames[frame].world_from_local;
+                for (a, b) in a.iter().zip(&b) {
+                    if let (&Site::Vertex { body, vertex }, &Site::Frame { local, .. }) = (a, b) {
+                        let target = world.transform_point3(local);
+                        out.pins.push(Pin {
+                            body,
+                            vertex,
+                            target,
+                            stiffness: stiffness as f32,
+                            damping: damping as f32,
+                        });
+                    }
+                }
+                continue;
+            }
+        }
+        out.attachments.extend(a.into_iter().zip(b).map(|(a, b)| Attachment {
+            a,
+            b,
+            stiffness: stiffness as f32,
+            damping: damping as f32,
+        }));
     }
-    Ok(pins)
+    Ok(out)
+}
+
+/// The sites one source of an attachment names.
+fn read_sites(
+    ctx: &Ctx,
+    path: &sdf::Path,
+    kind: SideKind,
+    suffix: &str,
+    source: &Source,
+    bodies: &[Body],
+) -> Result<Vec<Site>, ImportError> {
+    let name = |base: &str| format!("omniphysics:{base}{suffix}");
+    let ints = |attr: &str| -> Result<Vec<i64>, ImportError> {
+        attribute_values::int_array(ctx, path, attr)?
+            .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, attr), expected: "int[]" })
+    };
+    let vecs = |attr: &str, expected: &'static str, len: usize| -> Result<Vec<Vec3>, ImportError> {
+        let v = attribute_values::vec3_array(ctx, path, attr)?
+            .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, attr), expected })?;
+        if v.len() != len {
+            return Err(ImportError::LengthMismatch {
+                at: ctx.prop_loc(path, attr),
+                found: v.len(),
+                expected: len,
+                reason: "one entry per index".to_string(),
+            });
+        }
+        Ok(v.iter().map(|p| p.as_vec3()).collect())
+    };
+    let need_body = |what: &str| -> Result<(usize, &Body), ImportError> {
+        match source {
+            Source::Body(b) => Ok((*b, &bodies[*b])),
+            _ => Err(ImportError::Invalid {
+                at: ctx.prop_loc(path, &format!("omniphysics:src{}", &suffix[3..])),
+                reason: format!("must name a deformable body or its simulation mesh ({what})"),
+            }),
+        }
+    };
+    Ok(match kind {
+        SideKind::Vertices => {
+            let attr = name("vtxIndices");
+            let (b, body) = need_body("vertex indices")?;
+            let idx = ints(&attr)?;
+            idx.iter()
+                .map(|&i| {
+                    let vertex = checked_index(ctx, path, &attr, i, body.positions.len(), "body vertices")?;
+                    Ok(Site::Vertex { body: b, vertex })
+                })
+                .collect::<Result<_, ImportError>>()?
+        }
+        SideKind::Triangles => {
+            let (attr, coords_attr) = (name("triIndices"), name("triCoords"));
+            let (b, body) = need_body("triangle indices")?;
+            let idx = ints(&attr)?;
+            let coords = vecs(&coords_attr, "vector3f[]", idx.len())?;
+            idx.iter()
+                .zip(coords)
+                .map(|(&i, c)| {
+                    let triangle = checked_index(ctx, path, &attr, i, body.triangles.len(), "body triangles")?;
+                    Ok(Site::Triangle { body: b, triangle, uv: [c.x, c.y], normal_offset: c.z })
+                })
+                .collect::<Result<_, ImportError>>()?
+        }
+        SideKind::Tets => {
+            let (attr, coords_attr) = (name("tetIndices"), name("tetCoords"));
+            let (b, body) = need_body("tetrahedron indices")?;
+            let idx = ints(&attr)?;
+            let coords = vecs(&coords_attr, "vector3f[]", idx.len())?;
+            idx.iter()
+                .zip(coords)
+                .map(|(&i, c)| {
+                    let tet = checked_index(ctx, path, &attr, i, body.tets.len(), "body tetrahedra")?;
+                    Ok(Site::Tet { body: b, tet, coords: c.to_array() })
+                })
+                .collect::<Result<_, ImportError>>()?
+        }
+        SideKind::Local => {
+            let attr = name("localPositions");
+            let positions = attribute_values::vec3_array(ctx, path, &attr)?
+                .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, &attr), expected: "point3f[]" })?;
+            match source {
+                Source::Frame(frame) => {
+                    positions.iter().map(|p| Site::Frame { frame: *frame, local: p.as_vec3() }).collect()
+                }
+                Source::Rigid { index, body_from_prim } => positions
+                    .iter()
+                    .map(|p| Site::Rigid { rigid: *index, local: body_from_prim.transform_point3(*p).as_vec3() })
+                    .collect(),
+                Source::Body(_) => {
+                    return Err(ImportError::Invalid {
+                        at: ctx.prop_loc(path, &format!("omniphysics:src{}", &suffix[3..])),
+                        reason: "must name an xformable, not a deformable body".to_string(),
+                    })
+                }
+            }
+        }
+    })
 }

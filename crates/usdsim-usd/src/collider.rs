@@ -27,12 +27,8 @@ pub(crate) fn read_all(
         if in_body(&prim.path) {
             continue;
         }
-        if let Some(rigid) = rigid_roots.iter().find(|root| prim.path.has_prefix(root)) {
-            ctx.warn(
-                &prim.path,
-                None,
-                format!("collider belongs to rigid body {rigid}; rigid bodies are not supported yet, skipped"),
-            );
+        // Colliders of rigid bodies move with their body (`rigid_body.rs`).
+        if rigid_roots.iter().any(|root| prim.path.has_prefix(root)) {
             continue;
         }
         if attribute_values::bool_value(ctx, &prim.path, "physics:collisionEnabled")? == Some(false) {
@@ -74,7 +70,12 @@ fn nearly_equal(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1e-300)
 }
 
-fn read_one(ctx: &mut Ctx, prim: &PrimSummary, xforms: &mut XformCache) -> Result<Option<Collider>, ImportError> {
+/// One collider prim as a world-space [`Collider`] (`None`: unsupported, warned).
+pub(crate) fn read_one(
+    ctx: &mut Ctx,
+    prim: &PrimSummary,
+    xforms: &mut XformCache,
+) -> Result<Option<Collider>, ImportError> {
     let path = &prim.path;
     let world = xforms.world(ctx, path)?;
     let d = decompose(world);

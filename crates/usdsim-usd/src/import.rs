@@ -6,15 +6,16 @@ use std::path::Path;
 
 use glam::DMat4;
 use openusd::{sdf, usd};
-use usdsim_core::Scene;
+use usdsim_core::{CollisionObject, Scene};
 
+use crate::attachment::{FrameTrack, TrackTarget};
 use crate::context::Ctx;
 use crate::error::ImportError;
 use crate::kinematic::KinematicTrack;
 use crate::stage_info::{self, StageInfo};
 use crate::units::Units;
 use crate::xform::XformCache;
-use crate::{attachment, body, collider, embedded, kinematic, physics_scene};
+use crate::{attachment, body, collider, embedded, kinematic, physics_scene, rigid_body};
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -30,6 +31,11 @@ pub struct Imported {
     pub embedded: Vec<EmbeddedPrim>,
     /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]).
     pub kinematic: Vec<KinematicTrack>,
+    /// Animated attachment frames and kinematic rigid bodies: world transforms per time
+    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target`.
+    pub tracks: Vec<FrameTrack>,
+    /// One entry per `scene.rigid_bodies` entry: the rigid body prim's path.
+    pub rigid_bodies: Vec<String>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<String>,
 }
@@ -172,19 +178,39 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
     }
     scene.colliders = collider::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms)?;
     let lookup = body::lookup(&scan.bodies);
-    scene.pins = attachment::read_pins(&mut ctx, &prims, &lookup, &scene.bodies, &mut xforms)?;
+    let rigid = rigid_body::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms, &units)?;
+    let mut rigid_worlds = Vec::with_capacity(rigid.len());
+    let mut tracks = Vec::new();
+    for (i, r) in rigid.iter().enumerate() {
+        rigid_worlds.push((r.path.clone(), xforms.world(&mut ctx, &r.path)?));
+        if r.body.kinematic {
+            if let Some(samples) = attachment::sample_world(&mut ctx, &r.path, info.start_time_code)? {
+                tracks.push(FrameTrack { target: TrackTarget::Rigid(i), start: info.start_time_code, samples });
+            }
+        }
+    }
+    let rigid_paths: Vec<String> = rigid.iter().map(|r| r.path.to_string()).collect();
+    scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
+    let read =
+        attachment::read(&mut ctx, &prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
+    scene.attachments = read.attachments;
+    scene.pins = read.pins;
+    scene.frames = read.frames;
+    tracks.extend(read.tracks);
     let physics_scenes: Vec<sdf::Path> =
         prims.iter().filter(|p| p.type_name == "PhysicsScene").map(|p| p.path.clone()).collect();
     scene.gravity = physics_scene::gravity(&mut ctx, &physics_scenes, &info)?;
     // simulationOwner: a body owned by another scene than the default (first) one falls
-    // with that scene's gravity. Bodies of different scenes cannot interact today
-    // (there is no deformable–deformable contact), so per-body gravity is all it takes.
-    for (found, body) in scan.bodies.iter().zip(&mut scene.bodies) {
+    // with that scene's gravity, and never collides with bodies of other scenes (a
+    // filtered pair per such body pair; `None` stands for the default scene).
+    let mut owners: Vec<Option<sdf::Path>> = vec![None; scene.bodies.len()];
+    for ((found, body), owner_slot) in scan.bodies.iter().zip(&mut scene.bodies).zip(&mut owners) {
         let Some(owner) = found.owner(&ctx)? else { continue };
         if physics_scenes.first() == Some(&owner) {
             continue;
         }
         if physics_scenes.contains(&owner) {
+            *owner_slot = Some(owner.clone());
             body.gravity = Some(physics_scene::scene_gravity(&mut ctx, &owner, &info)?);
         } else {
             ctx.warn(
@@ -195,12 +221,23 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
         }
     }
 
+    // Bodies simulated by different physics scenes never touch each other.
+    for a in 0..owners.len() {
+        for b in a + 1..owners.len() {
+            if owners[a] != owners[b] {
+                scene.collision.pairs.push([CollisionObject::Body(a), CollisionObject::Body(b)]);
+            }
+        }
+    }
+
     Ok(Imported {
         scene,
         stage: info,
         bodies: body_prims,
         embedded: embedded_prims,
         kinematic: kinematic_tracks,
+        tracks,
+        rigid_bodies: rigid_paths,
         warnings: ctx.warnings,
     })
 }

@@ -21,13 +21,16 @@ mod kinematic;
 mod material_binding;
 mod physics_scene;
 mod pose;
+mod rigid_body;
 mod stage_info;
 mod units;
 pub mod validate;
 mod xform;
 
+pub use attachment::{FrameTrack, TrackTarget};
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake};
 pub use import::{import, BodyPrim, EmbeddedPrim, FaceTopology, Imported};
 pub use kinematic::KinematicTrack;
+pub use rigid_body::pose_of as rigid_pose_of;
 pub use stage_info::{StageInfo, UpAxis};

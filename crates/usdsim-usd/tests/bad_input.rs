@@ -201,7 +201,7 @@ fn unsupported_things_are_warnings() {
     let imp = import(&write_scene(dir.path(), "scene.usda", text)).unwrap();
     let all = imp.warnings.join("\n");
     assert!(all.contains("scene.usda: /Cone: PhysicsCollisionAPI on Cone is not a supported"), "{all}");
-    assert!(all.contains("/Stitch: OmniPhysicsVtxVtxAttachment is not supported yet"), "{all}");
+    assert!(all.contains("/Stitch.omniphysics:src0: no target; attachment ignored"), "{all}");
     assert!(all.contains("/Orphan: applies OmniPhysicsSurfaceDeformableSimAPI but neither"), "{all}");
     assert!(all.contains("no PhysicsScene"), "{all}");
 }

@@ -136,7 +136,10 @@ def Xform "Soft" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     let imp = load(&text);
     assert!(imp.scene.colliders.is_empty());
     assert_eq!(imp.bodies[0].prim_path, "/Soft/Sim");
-    assert!(imp.warnings.iter().any(|w| w.contains("/Crate/Geom") && w.contains("rigid bodies are not supported")));
+    // The crate is a rigid body: its collider moves with it (rigid_body.rs).
+    assert_eq!(imp.rigid_bodies, vec!["/Crate".to_string()]);
+    assert_eq!(imp.scene.rigid_bodies.len(), 1);
+    assert_eq!(imp.scene.rigid_bodies[0].shapes.len(), 1);
 }
 
 fn material(name: &str, apis: &str, attrs: &str) -> String {

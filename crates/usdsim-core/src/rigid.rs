@@ -1,0 +1,389 @@
+//! Rigid bodies, simulated with rapier3d and coupled to the deformables through
+//! attachments.
+//!
+//! Coupling, per deformable substep of length `dt` (see `docs/attachments.md`):
+//! 1. [`RigidWorld::begin_substep`] steps rapier by `dt`: gravity, initial velocities,
+//!    contact with the static colliders, kinematic bodies moved along their animation.
+//!    The resulting poses are the rigid bodies' *predicted* poses for the substep.
+//! 2. The XPBD iterations project every attachment with the rigid side's generalized
+//!    inverse mass `1/m + (r×n)ᵀ I⁻¹ (r×n)` (Müller et al. 2020, "Detailed Rigid Body
+//!    Simulation with Extended Position Based Dynamics"), correcting the predicted pose
+//!    of the rigid body in [`RigidState`] as well as the deformable's vertices.
+//! 3. [`RigidWorld::end_substep`] writes the corrected poses back to rapier and adds the
+//!    corrections divided by `dt` to the bodies' velocities, so the pull of a deformable
+//!    changes a rigid body's momentum exactly as the attachment's impulse `λ·n/dt`.
+//!
+//! Rapier resolves rigid contacts in step 1 and the attachments act in step 2: a split
+//! (staggered) coupling, which keeps each solver's own guarantees and costs one rapier
+//! step per substep. Deformable vertices do not collide with rigid bodies.
+
+use crate::scene::ColliderShape;
+use crate::Collider;
+use glam::{Mat3, Quat, Vec3};
+use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::prelude::{ColliderBuilder, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, SharedShape};
+
+/// One shape of a rigid body, placed in the body's frame.
+#[derive(Clone, Debug)]
+pub struct RigidShape {
+    /// The shape (scale already baked in). A `TriMesh`'s vertices are in the body's frame.
+    pub shape: ColliderShape,
+    /// Position of the shape's origin in the body's frame.
+    pub translation: Vec3,
+    /// Orientation of the shape in the body's frame.
+    pub rotation: Quat,
+}
+
+/// A rigid body (`PhysicsRigidBodyAPI`): a frame with shapes, mass and velocity.
+#[derive(Clone, Debug)]
+pub struct RigidBody {
+    /// A name for messages (the importer uses the prim path).
+    pub name: String,
+    /// Collision shapes, in the body's frame.
+    pub shapes: Vec<RigidShape>,
+    /// World position of the body's frame (its prim's origin).
+    pub translation: Vec3,
+    /// World orientation of the body's frame.
+    pub rotation: Quat,
+    /// Density used for shapes' mass when [`RigidBody::mass`] is unset (mass / distance³).
+    pub density: f32,
+    /// Total mass override (`physics:mass` > 0).
+    pub mass: Option<f32>,
+    /// Centre of mass in the body's frame, overriding the shapes' (`physics:centerOfMass`).
+    pub center_of_mass: Option<Vec3>,
+    /// Principal moments of inertia about the body frame's axes (`physics:diagonalInertia`).
+    pub diagonal_inertia: Option<Vec3>,
+    /// Initial linear velocity, world space.
+    pub linear_velocity: Vec3,
+    /// Initial angular velocity, world space, radians per second.
+    pub angular_velocity: Vec3,
+    /// Kinematic: follows targets given with [`crate::Solver::set_rigid_target`], with
+    /// infinite mass.
+    pub kinematic: bool,
+    /// Coulomb friction coefficient against static colliders.
+    pub friction: f32,
+}
+
+impl RigidBody {
+    /// A dynamic body at `translation` with the given shapes and density, at rest.
+    pub fn new(name: impl Into<String>, translation: Vec3, shapes: Vec<RigidShape>, density: f32) -> RigidBody {
+        RigidBody {
+            name: name.into(),
+            shapes,
+            translation,
+            rotation: Quat::IDENTITY,
+            density,
+            mass: None,
+            center_of_mass: None,
+            diagonal_inertia: None,
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            kinematic: false,
+            friction: 0.5,
+        }
+    }
+}
+
+/// A rigid body's pose and mass during one substep, as the attachments see it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RigidState {
+    /// Body frame origin, world.
+    pub pos: Vec3,
+    /// Body frame orientation.
+    pub rot: Quat,
+    /// Pose at the start of the substep (before rapier's step).
+    pub prev_pos: Vec3,
+    pub prev_rot: Quat,
+    /// Pose rapier predicted (before attachment corrections).
+    pub pred_pos: Vec3,
+    pub pred_rot: Quat,
+    /// Centre of mass in the body frame.
+    pub com: Vec3,
+    /// 1 / mass (0 for kinematic bodies).
+    pub inv_mass: f32,
+    /// World inverse inertia about the centre of mass (frozen over the substep).
+    pub inv_inertia: Mat3,
+}
+
+impl RigidState {
+    /// World position of the body-frame point `local`.
+    pub fn world_point(&self, local: Vec3) -> Vec3 {
+        self.pos + self.rot * local
+    }
+
+    /// World position of `local` at the start of the substep.
+    pub fn previous_point(&self, local: Vec3) -> Vec3 {
+        self.prev_pos + self.prev_rot * local
+    }
+
+    /// Generalized inverse mass at `local` along unit direction `n`.
+    pub fn inverse_mass_at(&self, local: Vec3, n: Vec3) -> f32 {
+        if self.inv_mass == 0.0 {
+            return 0.0;
+        }
+        let rn = (self.rot * (local - self.com)).cross(n);
+        self.inv_mass + rn.dot(self.inv_inertia * rn)
+    }
+
+    /// Applies the positional impulse `p` at `local`: the centre of mass moves by `p/m`,
+    /// the body turns by `I⁻¹(r×p)` about it.
+    pub fn apply_impulse_at(&mut self, local: Vec3, p: Vec3) {
+        if self.inv_mass == 0.0 {
+            return;
+        }
+        let r = self.rot * (local - self.com);
+        let com = self.pos + self.rot * self.com + p * self.inv_mass;
+        let dtheta = self.inv_inertia * r.cross(p);
+        let dq = Quat::from_xyzw(dtheta.x, dtheta.y, dtheta.z, 0.0) * self.rot;
+        let rot = Quat::from_xyzw(
+            self.rot.x + 0.5 * dq.x,
+            self.rot.y + 0.5 * dq.y,
+            self.rot.z + 0.5 * dq.z,
+            self.rot.w + 0.5 * dq.w,
+        )
+        .normalize();
+        self.rot = rot;
+        self.pos = com - rot * self.com;
+    }
+}
+
+/// A kinematic rigid body's motion over the current frame.
+struct KinematicMotion {
+    start: (Vec3, Quat),
+    target: Option<(Vec3, Quat)>,
+}
+
+/// The rapier world holding the rigid bodies and (as fixed colliders) the static ones.
+pub(crate) struct RigidWorld {
+    world: PhysicsWorld,
+    handles: Vec<RigidBodyHandle>,
+    kinematic: Vec<Option<KinematicMotion>>,
+    /// Per rigid body, this substep's state (see the module docs).
+    pub states: Vec<RigidState>,
+}
+
+/// The rapier shape of `shape` and the rotation taking parry's Y axis onto the shape's
+/// own axis (capsules and cylinders).
+fn shared_shape(shape: &ColliderShape) -> Option<(SharedShape, Quat)> {
+    let y_to = |axis: Vec3| Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y));
+    Some(match shape {
+        ColliderShape::Plane { normal } => (SharedShape::halfspace(normal.normalize_or(Vec3::Z)), Quat::IDENTITY),
+        ColliderShape::Cuboid { half_extents } => {
+            (SharedShape::cuboid(half_extents.x, half_extents.y, half_extents.z), Quat::IDENTITY)
+        }
+        ColliderShape::Sphere { radius } => (SharedShape::ball(*radius), Quat::IDENTITY),
+        ColliderShape::Capsule { radius, half_height, axis } => {
+            (SharedShape::capsule_y(*half_height, *radius), y_to(*axis))
+        }
+        ColliderShape::Cylinder { radius, half_height, axis } => {
+            (SharedShape::cylinder(*half_height, *radius), y_to(*axis))
+        }
+        ColliderShape::TriMesh { vertices, triangles } => {
+            (SharedShape::trimesh(vertices.clone(), triangles.clone()).ok()?, Quat::IDENTITY)
+        }
+    })
+}
+
+/// Why the rigid world could not be built: the body or collider and the reason.
+pub(crate) struct RigidError {
+    pub name: String,
+    pub what: &'static str,
+}
+
+impl RigidWorld {
+    /// Builds the rapier world: `bodies` dynamic or kinematic, `colliders` fixed.
+    pub fn new(bodies: &[RigidBody], colliders: &[Collider], gravity: Vec3) -> Result<RigidWorld, RigidError> {
+        let mut world = PhysicsWorld::new();
+        world.gravity = gravity;
+        let mut handles = Vec::with_capacity(bodies.len());
+        let mut kinematic = Vec::with_capacity(bodies.len());
+        for c in colliders {
+            let Some((shape, local)) = shared_shape(&c.shape) else {
+                return Err(RigidError { name: c.name.clone(), what: "collider shape" });
+            };
+            // Planes carry their world normal already; every other shape is placed.
+            let pose = match c.shape {
+                ColliderShape::Plane { .. } => Pose::from_parts(c.translation, c.rotation),
+                _ => Pose::from_parts(c.translation, c.rotation * local),
+            };
+            world.insert_collider(ColliderBuilder::new(shape).position(pose).friction(c.friction), None);
+        }
+        for b in bodies {
+            let finite = b.translation.is_finite()
+                && b.rotation.is_finite()
+                && b.linear_velocity.is_finite()
+                && b.angular_velocity.is_finite();
+            if !finite {
+                return Err(RigidError { name: b.name.clone(), what: "pose or velocity" });
+            }
+            let pose = Pose::from_parts(b.translation, b.rotation.normalize());
+            let builder =
+                if b.kinematic { RigidBodyBuilder::kinematic_position_based() } else { RigidBodyBuilder::dynamic() };
+            let mut mprops: Option<MassProperties> = None;
+            let mut parts = Vec::new();
+            for s in &b.shapes {
+                let Some((shape, local)) = shared_shape(&s.shape) else {
+                    return Err(RigidError { name: b.name.clone(), what: "collision shape" });
+                };
+                let shape_pose = Pose::from_parts(s.translation, s.rotation * local);
+                let mp = shape.mass_properties(b.density).transform_by(&shape_pose);
+                mprops = Some(match mprops {
+                    Some(m) => m + mp,
+                    None => mp,
+                });
+                parts.push((shape, shape_pose));
+            }
+            let mut mp = mprops.unwrap_or_else(|| MassProperties::new(Vec3::ZERO, 1.0, Vec3::ONE));
+            if let Some(m) = b.mass {
+                if !(m > 0.0 && m.is_finite()) {
+                    return Err(RigidError { name: b.name.clone(), what: "mass" });
+                }
+                mp.set_mass(m, true);
+            }
+            if let Some(com) = b.center_of_mass {
+                mp.local_com = com;
+            }
+            if let Some(i) = b.diagonal_inertia {
+                if i.cmpgt(Vec3::ZERO).all() && i.is_finite() {
+                    mp = MassProperties::new(mp.local_com, mp.mass(), i);
+                }
+            }
+            if !(mp.inv_mass.is_finite() && mp.inv_mass > 0.0) {
+                return Err(RigidError { name: b.name.clone(), what: "mass (shapes without volume?)" });
+            }
+            let body = builder
+                .pose(pose)
+                .linvel(b.linear_velocity)
+                .angvel(b.angular_velocity)
+                .can_sleep(false)
+                .additional_mass_properties(mp)
+                .build();
+            let handle = world.insert_body(body);
+            for (shape, shape_pose) in parts {
+                // Mass comes from the body's mass properties above, not from the colliders.
+                let collider = ColliderBuilder::new(shape).position(shape_pose).density(0.0).friction(b.friction);
+                world.insert_collider(collider, Some(handle));
+            }
+            handles.push(handle);
+            kinematic.push(b.kinematic.then_some(KinematicMotion { start: (b.translation, b.rotation), target: None }));
+        }
+        let mut rigid = RigidWorld { world, handles, kinematic, states: Vec::new() };
+        rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
+        Ok(rigid)
+    }
+
+    /// Number of rigid bodies.
+    pub fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// The state of body `i` as rapier has it now.
+    fn state(&self, i: usize) -> RigidState {
+        let rb = &self.world.bodies[self.handles[i]];
+        let pose = rb.position();
+        let (pos, rot) = (pose.translation, pose.rotation);
+        let mp = rb.mass_properties().local_mprops;
+        let (inv_mass, inv_inertia) = if rb.is_dynamic() {
+            let frame = Mat3::from_quat(rot * mp.principal_inertia_local_frame);
+            (mp.inv_mass, frame * Mat3::from_diagonal(mp.inv_principal_inertia) * frame.transpose())
+        } else {
+            (0.0, Mat3::ZERO)
+        };
+        RigidState {
+            pos,
+            rot,
+            prev_pos: pos,
+            prev_rot: rot,
+            pred_pos: pos,
+            pred_rot: rot,
+            com: mp.local_com,
+            inv_mass,
+            inv_inertia,
+        }
+    }
+
+    /// Steps rapier by `dt` (`progress` of the way through the frame at the end) and
+    /// records the predicted poses for the attachments.
+    pub fn begin_substep(&mut self, dt: f32, progress: f32) {
+        if self.handles.is_empty() {
+            return;
+        }
+        let before: Vec<(Vec3, Quat)> = self.states.iter().map(|s| (s.pos, s.rot)).collect();
+        for (i, k) in self.kinematic.iter().enumerate() {
+            let Some(KinematicMotion { start, target: Some(target) }) = k else { continue };
+            let t = start.0.lerp(target.0, progress);
+            let r = start.1.slerp(target.1, progress);
+            if let Some(rb) = self.world.bodies.get_mut(self.handles[i]) {
+                rb.set_next_kinematic_position(Pose::from_parts(t, r));
+            }
+        }
+        self.world.integration_parameters.dt = dt;
+        self.world.step();
+        for (i, prev) in before.into_iter().enumerate() {
+            let mut s = self.state(i);
+            (s.prev_pos, s.prev_rot) = prev;
+            self.states[i] = s;
+        }
+    }
+
+    /// Writes the attachment-corrected poses back to rapier, with the corrections turned
+    /// into velocity changes.
+    pub fn end_substep(&mut self, dt: f32) {
+        for (i, s) in self.states.iter().enumerate() {
+            if s.inv_mass == 0.0 || (s.pos == s.pred_pos && s.rot == s.pred_rot) {
+                continue;
+            }
+            let Some(rb) = self.world.bodies.get_mut(self.handles[i]) else { continue };
+            let com_new = s.pos + s.rot * s.com;
+            let com_old = s.pred_pos + s.pred_rot * s.com;
+            let mut dq = s.rot * s.pred_rot.inverse();
+            if dq.w < 0.0 {
+                dq = -dq;
+            }
+            let dw = Vec3::new(dq.x, dq.y, dq.z) * (2.0 / dt);
+            let linvel = rb.linvel() + (com_new - com_old) / dt;
+            let angvel = rb.angvel() + dw;
+            rb.set_position(Pose::from_parts(s.pos, s.rot), true);
+            rb.set_linvel(linvel, true);
+            rb.set_angvel(angvel, true);
+        }
+    }
+
+    /// Ends a frame: kinematic bodies start the next one where they arrived.
+    pub fn end_frame(&mut self) {
+        for k in self.kinematic.iter_mut().flatten() {
+            if let Some(t) = k.target.take() {
+                k.start = t;
+            }
+        }
+    }
+
+    /// Sets where kinematic body `i` must be at the end of the next frame. `false` when
+    /// `i` is not a kinematic body.
+    pub fn set_target(&mut self, i: usize, translation: Vec3, rotation: Quat) -> bool {
+        match self.kinematic.get_mut(i) {
+            Some(Some(k)) => {
+                k.target = Some((translation, rotation.normalize()));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Pose of body `i`: world translation and orientation of its frame.
+    pub fn pose(&self, i: usize) -> (Vec3, Quat) {
+        let p = self.world.bodies[self.handles[i]].position();
+        (p.translation, p.rotation)
+    }
+
+    /// Linear and angular velocity of body `i` (the angular about its centre of mass).
+    pub fn velocity(&self, i: usize) -> (Vec3, Vec3) {
+        let rb = &self.world.bodies[self.handles[i]];
+        (rb.linvel(), rb.angvel())
+    }
+
+    /// Mass of body `i`.
+    pub fn mass(&self, i: usize) -> f32 {
+        self.world.bodies[self.handles[i]].mass()
+    }
+}

@@ -1,0 +1,366 @@
+//! Deformable–deformable and self contact, and collision filtering, judged by exact
+//! geometry: no two non-adjacent triangles intersect (segment–triangle tests in f64),
+//! no vertex of one volume body lies inside another's tetrahedra.
+
+use glam::{DVec3, Quat, UVec3, Vec3};
+use usdsim_core::{
+    grid, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter, Material, Pin,
+    Scene, Settings, Solver,
+};
+
+const G: f32 = 9.81;
+
+fn material(youngs: f32, density: f32, thickness: f32) -> Material {
+    Material {
+        youngs_modulus: youngs,
+        poissons_ratio: 0.3,
+        density,
+        thickness,
+        stretch_stiffness: 0.0,
+        shear_stiffness: 0.0,
+        bend_stiffness: 0.0,
+        dynamic_friction: 0.4,
+        static_friction: 0.5,
+        damping: 0.0,
+        bend_damping: 0.0,
+    }
+}
+
+fn cloth(name: &str, origin: Vec3, u: Vec3, v: Vec3, size: (f32, f32), verts: (u32, u32)) -> Body {
+    let (points, tris) = grid::cloth(origin, u, v, size, verts);
+    let mut b = Body::new(name, BodyKind::Surface, points, material(1e5, 200.0, 1e-3));
+    b.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
+    b.triangles = tris;
+    b
+}
+
+fn cube(name: &str, min: Vec3, size: f32, cells: u32) -> Body {
+    let (points, tets) = grid::tet_box(min, min + Vec3::splat(size), UVec3::splat(cells));
+    let mut b = Body::new(name, BodyKind::Volume, points, Material { damping: 0.01, ..material(2e4, 1000.0, 0.0) });
+    b.rest_elements = tets.clone();
+    b.tets = tets;
+    b
+}
+
+fn ground() -> Collider {
+    Collider {
+        name: "/ground".into(),
+        shape: ColliderShape::Plane { normal: Vec3::Z },
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        friction: 0.5,
+    }
+}
+
+fn scene(bodies: Vec<Body>, colliders: Vec<Collider>) -> Scene {
+    Scene { gravity: Vec3::new(0.0, 0.0, -G), bodies, colliders, ..Default::default() }
+}
+
+// ---- exact geometry ----------------------------------------------------------------
+
+fn orient(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
+    (b - a).cross(c - a).dot(d - a)
+}
+
+/// Whether segment `pq` crosses triangle `abc` (proper crossing; coplanar contact,
+/// a measure-zero case, does not count).
+fn segment_hits_triangle(p: DVec3, q: DVec3, [a, b, c]: [DVec3; 3]) -> bool {
+    let (sp, sq) = (orient(a, b, c, p), orient(a, b, c, q));
+    if sp * sq > 0.0 || (sp == 0.0 && sq == 0.0) {
+        return false;
+    }
+    let (s1, s2, s3) = (orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a));
+    (s1 >= 0.0 && s2 >= 0.0 && s3 >= 0.0) || (s1 <= 0.0 && s2 <= 0.0 && s3 <= 0.0)
+}
+
+/// Whether two triangles intersect: some edge of one crosses the other.
+fn triangles_intersect(t: [DVec3; 3], u: [DVec3; 3]) -> bool {
+    (0..3).any(|k| segment_hits_triangle(t[k], t[(k + 1) % 3], u) || segment_hits_triangle(u[k], u[(k + 1) % 3], t))
+}
+
+/// A triangle of the whole scene: body, index within the body, vertices.
+struct Tri {
+    body: usize,
+    index: usize,
+    ids: [u32; 3],
+    p: [DVec3; 3],
+    lo: DVec3,
+    hi: DVec3,
+}
+
+/// Pairs of intersecting triangles of the surface bodies, excluding triangles of one
+/// body that share a vertex, and pairs `skip` exempts. Broad phase: sweep along x.
+fn intersections(
+    solver: &Solver,
+    bodies: &[Body],
+    skip: &dyn Fn(&Tri, &Tri) -> bool,
+) -> Vec<((usize, usize), (usize, usize))> {
+    let mut tris = Vec::new();
+    for (b, body) in bodies.iter().enumerate() {
+        let x = solver.positions(b);
+        for (i, t) in usdsim_core::surface_triangles(body).iter().enumerate() {
+            let p = t.map(|k| x[k as usize].as_dvec3());
+            let lo = p[0].min(p[1]).min(p[2]);
+            let hi = p[0].max(p[1]).max(p[2]);
+            tris.push(Tri { body: b, index: i, ids: *t, p, lo, hi });
+        }
+    }
+    tris.sort_by(|a, b| a.lo.x.total_cmp(&b.lo.x));
+    let mut hits = Vec::new();
+    for i in 0..tris.len() {
+        for j in i + 1..tris.len() {
+            let (s, t) = (&tris[i], &tris[j]);
+            if t.lo.x > s.hi.x {
+                break;
+            }
+            if !(s.lo.cmple(t.hi).all() && t.lo.cmple(s.hi).all()) {
+                continue;
+            }
+            if s.body == t.body && s.ids.iter().any(|v| t.ids.contains(v)) {
+                continue;
+            }
+            if skip(s, t) {
+                continue;
+            }
+            if triangles_intersect(s.p, t.p) {
+                hits.push(((s.body, s.index), (t.body, t.index)));
+            }
+        }
+    }
+    hits
+}
+
+fn no_skip(_: &Tri, _: &Tri) -> bool {
+    false
+}
+
+/// Runs `frames` frames and returns the first frame with intersecting triangles.
+fn first_intersection(scene: Scene, settings: Settings, frames: u32) -> Option<(u32, usize)> {
+    let bodies = scene.bodies.clone();
+    let mut solver = Solver::new(scene, settings).unwrap();
+    for f in 1..=frames {
+        solver.step_frame();
+        let hits = intersections(&solver, &bodies, &no_skip);
+        if !hits.is_empty() {
+            return Some((f, hits.len()));
+        }
+    }
+    None
+}
+
+fn settings() -> Settings {
+    Settings { frame_dt: 1.0 / 24.0, contact_offset: 0.006, self_contact: true, ..Settings::default() }
+}
+
+// ---- tests ---------------------------------------------------------------------------
+
+fn two_cloths_on_a_sphere() -> Scene {
+    let a = cloth("/a", Vec3::new(-0.4, -0.4, 0.45), Vec3::X, Vec3::Y, (0.8, 0.8), (20, 20));
+    // The second one turned a little, so its grid does not line up with the first.
+    let r = Quat::from_rotation_z(0.3);
+    let b = cloth("/b", Vec3::new(-0.35, -0.35, 0.55), r * Vec3::X, r * Vec3::Y, (0.7, 0.7), (18, 18));
+    let sphere = Collider {
+        name: "/sphere".into(),
+        shape: ColliderShape::Sphere { radius: 0.25 },
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        friction: 0.5,
+    };
+    scene(vec![a, b], vec![sphere, ground()])
+}
+
+#[test]
+#[ignore = "open: one edge–edge crossing at frame 19 (no edge–edge contacts yet)"]
+fn two_cloths_dropped_on_a_sphere_never_intersect() {
+    assert_eq!(first_intersection(two_cloths_on_a_sphere(), settings(), 36), None);
+}
+
+/// A vertical sheet dropped on the ground crumples into folds that lie on each other.
+fn crumpling_sheet() -> Scene {
+    let mut sheet = cloth("/sheet", Vec3::new(-0.4, 0.0, 0.01), Vec3::X, Vec3::Z, (0.8, 0.8), (20, 20));
+    // A small wave across the sheet decides which way each fold goes.
+    for p in &mut sheet.positions {
+        p.y += 0.01 * (p.z * 12.0).sin();
+    }
+    scene(vec![sheet], vec![ground()])
+}
+
+#[test]
+fn a_sheet_folding_onto_itself_never_intersects() {
+    assert_eq!(first_intersection(crumpling_sheet(), settings(), 30), None);
+}
+
+#[test]
+fn without_self_contact_the_fold_check_does_fail() {
+    // The check above can fail: with self contact off the same sheet intersects itself.
+    let s = Settings { self_contact: false, ..settings() };
+    assert!(first_intersection(crumpling_sheet(), s, 30).is_some());
+}
+
+/// Barycentric coordinates of `p` in tet `t`.
+fn inside_tet(p: DVec3, t: [DVec3; 4], margin: f64) -> bool {
+    let vol = orient(t[0], t[1], t[2], t[3]);
+    let b = [
+        orient(p, t[1], t[2], t[3]) / vol,
+        orient(t[0], p, t[2], t[3]) / vol,
+        orient(t[0], t[1], p, t[3]) / vol,
+        orient(t[0], t[1], t[2], p) / vol,
+    ];
+    b.iter().all(|&x| x > margin)
+}
+
+#[test]
+fn a_pile_of_jelly_cubes_never_interpenetrates() {
+    let bodies: Vec<Body> = (0..3)
+        .map(|k| cube(&format!("/c{k}"), Vec3::new(-0.1 + 0.03 * k as f32, -0.1, 0.01 + 0.22 * k as f32), 0.2, 3))
+        .collect();
+    let copy = bodies.clone();
+    let mut solver = Solver::new(scene(bodies, vec![ground()]), settings()).unwrap();
+    for frame in 1..=48 {
+        solver.step_frame();
+        for (a, ba) in copy.iter().enumerate() {
+            for (b, bb) in copy.iter().enumerate() {
+                if a == b {
+                    continue;
+                }
+                let xb = solver.positions(b);
+                for (i, p) in solver.positions(a).iter().enumerate() {
+                    for t in &bb.tets {
+                        let tet = t.map(|k| xb[k as usize].as_dvec3());
+                        assert!(
+                            !inside_tet(p.as_dvec3(), tet, 1e-3),
+                            "frame {frame}: vertex {i} of {} is inside {}",
+                            ba.name,
+                            bb.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Not checked yet (open): that the stack comes to rest stacked. After 2 s the
+    // vertices still jitter (up to ~0.8 m/s) and the upper cubes slide off.
+}
+
+/// A trampoline (a cloth pinned along its border) and a smaller cloth dropped on it.
+fn trampoline(filter: impl Fn(&Body) -> CollisionFilter) -> (Scene, Vec<u32>) {
+    let n = 17;
+    let tramp = cloth("/trampoline", Vec3::new(-0.5, -0.5, 0.5), Vec3::X, Vec3::Y, (1.0, 1.0), (n, n));
+    let pins = (0..n * n)
+        .filter(|i| i % n == 0 || i % n == n - 1 || i / n == 0 || i / n == n - 1)
+        .map(|i| Pin {
+            body: 0,
+            vertex: i,
+            target: tramp.positions[i as usize],
+            stiffness: f32::INFINITY,
+            damping: 0.0,
+        })
+        .collect();
+    let drop = cloth("/drop", Vec3::new(-0.23, -0.27, 0.56), Vec3::X, Vec3::Y, (0.5, 0.5), (9, 9));
+    // Filtered: the triangles of the drop's left half (x < 0).
+    let left: Vec<u32> = drop
+        .triangles
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.iter().all(|&i| drop.positions[i as usize].x <= 1e-4))
+        .map(|(k, _)| k as u32)
+        .collect();
+    let f = filter(&drop);
+    let mut s = scene(vec![tramp, drop], vec![]);
+    s.pins = pins;
+    s.collision = f;
+    (s, left)
+}
+
+#[test]
+fn an_element_filter_lets_exactly_the_filtered_triangles_pass() {
+    let (_, left) = trampoline(|_| CollisionFilter::default());
+    let left_count = left.len() as u32;
+    let (sc, _) = trampoline(|drop| {
+        let left: Vec<u32> = drop
+            .triangles
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.iter().all(|&i| drop.positions[i as usize].x <= 1e-4))
+            .map(|(k, _)| k as u32)
+            .collect();
+        let filter = ElementFilter::from_counts(
+            [CollisionObject::Body(1), CollisionObject::Body(0)],
+            [&[left.len() as u32], &[0]],
+            [&left, &[]],
+        )
+        .unwrap();
+        CollisionFilter { pairs: vec![], elements: vec![filter] }
+    });
+    let drop = sc.bodies[1].clone();
+    let bodies = sc.bodies.clone();
+    let mut solver = Solver::new(sc, settings()).unwrap();
+    // The documented rule: a vertex of a filtered triangle is exempt, so triangles that
+    // share a vertex with the filtered ones may pass partly too.
+    let left_vertices: Vec<u32> = left.iter().flat_map(|&t| drop.triangles[t as usize]).collect();
+    let filtered = |t: &Tri| t.body == 1 && t.ids.iter().any(|v| left_vertices.contains(v));
+    for frame in 1..=24 {
+        solver.step_frame();
+        // Unfiltered triangles never intersect anything.
+        let hits = intersections(&solver, &bodies, &|s, t| filtered(s) || filtered(t));
+        assert!(hits.is_empty(), "frame {frame}: {hits:?}");
+    }
+    // The left half went through the trampoline, the right half stayed on it.
+    let x = solver.positions(1);
+    let tramp_z = solver.positions(0).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+    let (mut below, mut above) = (0, 0);
+    for (i, p) in drop.positions.iter().enumerate() {
+        if p.x < -0.07 {
+            assert!(
+                x[i].z < tramp_z,
+                "left vertex {i} at z = {} did not pass (trampoline low point {tramp_z})",
+                x[i].z
+            );
+            below += 1;
+        } else if p.x > 0.07 {
+            assert!(x[i].z > tramp_z, "right vertex {i} at z = {} fell through", x[i].z);
+            above += 1;
+        }
+    }
+    assert!(below > 0 && above > 0 && left_count > 0);
+}
+
+#[test]
+fn a_filtered_pair_falls_through_the_collider_the_other_cloth_stays() {
+    let a = cloth("/a", Vec3::new(-0.6, -0.2, 0.5), Vec3::X, Vec3::Y, (0.4, 0.4), (8, 8));
+    let b = cloth("/b", Vec3::new(0.2, -0.2, 0.5), Vec3::X, Vec3::Y, (0.4, 0.4), (8, 8));
+    let slab = Collider {
+        name: "/slab".into(),
+        shape: ColliderShape::Cuboid { half_extents: Vec3::new(1.0, 1.0, 0.05) },
+        translation: Vec3::new(0.0, 0.0, 0.3),
+        rotation: Quat::IDENTITY,
+        friction: 0.5,
+    };
+    let mut sc = scene(vec![a, b], vec![slab, ground()]);
+    sc.collision.pairs.push([CollisionObject::Body(0), CollisionObject::Collider(0)]);
+    let mut solver = Solver::new(sc, settings()).unwrap();
+    for _ in 0..24 {
+        solver.step_frame();
+    }
+    let max_z = |k: usize| solver.positions(k).iter().map(|p| p.z).fold(f32::MIN, f32::max);
+    assert!(max_z(0) < 0.05, "the filtered cloth should lie on the ground, top at {}", max_z(0));
+    assert!(max_z(1) > 0.34, "the unfiltered cloth should lie on the slab, top at {}", max_z(1));
+}
+
+#[test]
+fn filtered_bodies_pass_through_each_other() {
+    let a = cloth("/a", Vec3::new(-0.2, -0.2, 0.2), Vec3::X, Vec3::Y, (0.4, 0.4), (8, 8));
+    let mut b = cube("/b", Vec3::new(-0.1, -0.1, 0.0), 0.1, 2);
+    b.kinematic = true;
+    let mut sc = scene(vec![a.clone(), b.clone()], vec![ground()]);
+    sc.collision.pairs.push([CollisionObject::Body(0), CollisionObject::Body(1)]);
+    let mut solver = Solver::new(sc, settings()).unwrap();
+    let mut stopped = Solver::new(scene(vec![a, b], vec![ground()]), settings()).unwrap();
+    for _ in 0..24 {
+        solver.step_frame();
+        stopped.step_frame();
+    }
+    let max_z = |s: &Solver| s.positions(0).iter().map(|p| p.z).fold(f32::MIN, f32::max);
+    assert!(max_z(&solver) < 0.02, "filtered: the cloth should reach the ground, top at {}", max_z(&solver));
+    assert!(max_z(&stopped) > 0.099, "unfiltered: the cloth should drape over the cube, top at {}", max_z(&stopped));
+}

@@ -1,0 +1,104 @@
+//! Rigid bodies: prims with `PhysicsRigidBodyAPI` outside deformable bodies, their
+//! colliders (every `PhysicsCollisionAPI` prim below, not inside a nested rigid body),
+//! `PhysicsMassAPI`, initial velocities and `physics:kinematicEnabled`.
+
+use glam::{DMat4, Quat, Vec3};
+use openusd::sdf;
+use usdsim_core::{ColliderShape, RigidBody, RigidShape};
+
+use crate::attribute_values;
+use crate::collider;
+use crate::context::Ctx;
+use crate::error::ImportError;
+use crate::import::PrimSummary;
+use crate::units::Units;
+use crate::xform::{decompose, XformCache};
+
+/// A rigid body as imported: the scene entry and where it lives in USD.
+pub(crate) struct ReadRigid {
+    pub body: RigidBody,
+    pub path: sdf::Path,
+}
+
+/// Reads every enabled rigid body. `in_body` says which prims belong to a deformable.
+pub(crate) fn read_all(
+    ctx: &mut Ctx,
+    prims: &[PrimSummary],
+    in_body: &dyn Fn(&sdf::Path) -> bool,
+    xforms: &mut XformCache,
+    units: &Units,
+) -> Result<Vec<ReadRigid>, ImportError> {
+    let roots: Vec<&sdf::Path> =
+        prims.iter().filter(|p| p.has_api("PhysicsRigidBodyAPI") && !in_body(&p.path)).map(|p| &p.path).collect();
+    let mut out = Vec::new();
+    for &root in &roots {
+        if attribute_values::bool_value(ctx, root, "physics:rigidBodyEnabled")? == Some(false) {
+            continue;
+        }
+        let world = xforms.world(ctx, root)?;
+        let d = decompose(world);
+        let (t, r) = (d.translation.as_vec3(), d.rotation.normalize().as_quat());
+        let inv = r.inverse();
+        let mut shapes = Vec::new();
+        for prim in prims.iter().filter(|p| p.has_api("PhysicsCollisionAPI") && p.path.has_prefix(root)) {
+            // The innermost rigid body owns the collider.
+            let owner = roots.iter().filter(|r| prim.path.has_prefix(r)).max_by_key(|r| r.to_string().len());
+            if owner != Some(&root) {
+                continue;
+            }
+            if attribute_values::bool_value(ctx, &prim.path, "physics:collisionEnabled")? == Some(false) {
+                continue;
+            }
+            let Some(c) = collider::read_one(ctx, prim, xforms)? else { continue };
+            let shape = match c.shape {
+                ColliderShape::Plane { .. } => {
+                    ctx.warn(&prim.path, None, "a plane cannot belong to a rigid body; skipped");
+                    continue;
+                }
+                ColliderShape::TriMesh { vertices, triangles } => {
+                    ColliderShape::TriMesh { vertices: vertices.iter().map(|v| inv * (*v - t)).collect(), triangles }
+                }
+                other => other,
+            };
+            shapes.push(RigidShape { shape, translation: inv * (c.translation - t), rotation: inv * c.rotation });
+        }
+        if shapes.is_empty() {
+            ctx.warn(root, None, "rigid body without colliders; not simulated");
+            continue;
+        }
+        let positive = |ctx: &Ctx, name: &str| -> Result<Option<f64>, ImportError> {
+            match attribute_values::f64_value(ctx, root, name)? {
+                Some(v) if v > 0.0 && v.is_finite() => Ok(Some(v)),
+                Some(0.0) => Ok(None),
+                None => Ok(None),
+                Some(v) => Err(ImportError::Invalid {
+                    at: ctx.prop_loc(root, name),
+                    reason: format!("must be a finite value >= 0 (0 means unset), found {v}"),
+                }),
+            }
+        };
+        let density = positive(ctx, "physics:density")?.unwrap_or_else(|| units.density_from_si(1000.0));
+        let mut body = RigidBody::new(root.to_string(), t, shapes, density as f32);
+        body.rotation = r;
+        body.mass = positive(ctx, "physics:mass")?.map(|m| m as f32);
+        let vec3 = |ctx: &Ctx, name: &str| -> Result<Option<Vec3>, ImportError> {
+            Ok(attribute_values::vec3_value(ctx, root, name)?.map(|v| v.as_vec3()).filter(|v| v.is_finite()))
+        };
+        // UsdPhysics' "unset" centre of mass is far away (-inf); only finite ones count.
+        body.center_of_mass = vec3(ctx, "physics:centerOfMass")?.map(|c| c * d.scale.as_vec3());
+        body.diagonal_inertia = vec3(ctx, "physics:diagonalInertia")?.filter(|i| i.cmpgt(Vec3::ZERO).all());
+        body.linear_velocity = vec3(ctx, "physics:velocity")?.unwrap_or(Vec3::ZERO);
+        // UsdPhysics angular velocity is in degrees per second.
+        body.angular_velocity =
+            vec3(ctx, "physics:angularVelocity")?.unwrap_or(Vec3::ZERO) * (std::f32::consts::PI / 180.0);
+        body.kinematic = attribute_values::bool_value(ctx, root, "physics:kinematicEnabled")? == Some(true);
+        out.push(ReadRigid { body, path: root.clone() });
+    }
+    Ok(out)
+}
+
+/// The rigid pose (translation, rotation) of a world matrix, scale dropped.
+pub fn pose_of(m: DMat4) -> (Vec3, Quat) {
+    let d = decompose(m);
+    (d.translation.as_vec3(), d.rotation.normalize().as_quat())
+}
