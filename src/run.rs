@@ -149,10 +149,13 @@ fn check_before_run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Hands the solver's current state of every body to the bake as frame `frame`.
+/// Hands the solver's current state of every body and rigid body to the bake as frame
+/// `frame`.
 fn record(bake: &mut Bake, solver: &Solver, frame: u32) {
     let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
     bake.push_frame(frame, &states);
+    let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(r)).collect();
+    bake.push_rigid_frame(frame, &poses);
 }
 
 /// The first body with a non-finite position, if any.

@@ -412,6 +412,62 @@ def parallel_mix(n=48, cells=(16, 16, 12)):
     write("parallel_mix.usda", text)
 
 
+def rigid_box_fall():
+    doc = "A 0.2 m rigid box (unit Cube scaled by 0.2) falling freely from z = 3 under a parent Xform that translates by (1, 2, 0.5) and rotates 90 degrees about Z; a tiny tet elsewhere (the CLI needs a deformable); Z-up, metres, gravity 9.81, no colliders."
+    points, tets = corner_tet((-3, -3, 5), 0.1)
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly") + "\n"
+    text += (
+        '    def Xform "Rig"\n    {\n'
+        "        double3 xformOp:translate = (1, 2, 0.5)\n"
+        "        float xformOp:rotateZ = 90\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:rotateZ"]\n\n'
+        '        def Cube "Box" (\n'
+        '            prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"]\n'
+        "        )\n        {\n"
+        "            double size = 1\n"
+        "            double3 xformOp:translate = (0, 0, 2.5)\n"
+        "            float3 xformOp:scale = (0.2, 0.2, 0.2)\n"
+        '            uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+        "        }\n"
+        "    }\n"
+    )
+    text += "}\n"
+    write("rigid_box_fall.usda", text)
+
+
+def animated_anchor(segments=10):
+    doc = "The hanging bar of hanging_bar.usda, its top face pinned by an OmniPhysicsVtxXformAttachment to an Xform whose translate is time-sampled: (0, 0, 2) at 0, (0.3, 0, 2.2) at 24, (0, 0.2, 2) at 48."
+    points, tets, vid = tet_grid(1, 1, segments, (0.1, 0.1, 1.0), (-0.05, -0.05, 1.0))
+    top = [vid(i, j, segments) for j in range(2) for i in range(2)]
+    anchor = (0, 0, 2.0)
+    local = [tuple(points[v][c] - anchor[c] for c in range(3)) for v in top]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Bar", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Bar", points, tets, "/World/Materials/Bar")
+    text += (
+        "\n"
+        '    def Xform "Anchor"\n    {\n'
+        "        double3 xformOp:translate.timeSamples = {\n"
+        "            0: (0, 0, 2),\n"
+        "            24: (0.3, 0, 2.2),\n"
+        "            48: (0, 0.2, 2),\n"
+        "        }\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+        '    def OmniPhysicsVtxXformAttachment "TopPin"\n    {\n'
+        "        bool omniphysics:attachmentEnabled = 1\n"
+        f"        point3f[] omniphysics:localPositionsSrc1 = {vec_list(local)}\n"
+        "        rel omniphysics:src0 = </World/Bar>\n"
+        "        rel omniphysics:src1 = </World/Anchor>\n"
+        f"        int[] omniphysics:vtxIndicesSrc0 = {int_list(top)}\n"
+        "    }\n"
+    )
+    text += "}\n"
+    write("animated_anchor.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -422,3 +478,5 @@ if __name__ == "__main__":
     free_fall_y_up_centimeters()
     free_fall_authored_gravity()
     parallel_mix()
+    rigid_box_fall()
+    animated_anchor()

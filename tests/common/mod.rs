@@ -145,6 +145,18 @@ impl LayerFile {
             .collect()
     }
 
+    /// The raw time samples of any attribute, in time order.
+    pub fn raw_samples(&self, prim: &str, name: &str) -> Vec<(f64, sdf::Value)> {
+        self.attribute(prim, name)
+            .time_samples()
+            .unwrap_or_else(|| panic!("{}: {prim}.{name} has no time samples", self.path.display()))
+    }
+
+    /// The raw default value of any attribute, as authored in this layer.
+    pub fn raw_default(&self, prim: &str, name: &str) -> Option<sdf::Value> {
+        self.attribute(prim, name).default()
+    }
+
     /// Whether the attribute spec says `custom = true`.
     pub fn is_custom(&self, prim: &str, name: &str) -> bool {
         self.attribute(prim, name).get::<bool>("custom").unwrap_or(false)

@@ -129,6 +129,14 @@ pub struct CollisionFilter {
     pub elements: Vec<ElementFilter>,
 }
 
+impl CollisionFilter {
+    /// Whether the object pair `a`–`b` is filtered as a whole (in either order; `a == b`:
+    /// a body's self contact is off). Element filters are not consulted.
+    pub fn is_filtered(&self, a: CollisionObject, b: CollisionObject) -> bool {
+        self.pairs.iter().any(|&[x, y]| (x, y) == (a, b) || (x, y) == (b, a))
+    }
+}
+
 /// Per-object membership masks of one group side, compiled for fast lookups.
 #[derive(Clone, Debug)]
 struct Side {

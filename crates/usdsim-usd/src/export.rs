@@ -9,12 +9,13 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use glam::{DMat4, Vec3};
+use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
 use usdsim_core::embedding::{polygon_vertex_normals, Embedding};
 
 use crate::error::ExportError;
 use crate::import::{FaceTopology, Imported};
+use crate::rigid_body::RigidPrim;
 use crate::stage_info::StageInfo;
 
 /// The default output next to the input: `<dir>/<stem>.sim.usda`.
@@ -40,6 +41,15 @@ struct EmbeddedTrack {
     embedding: Embedding,
     /// Faces for recomputing normals, when the input authored vertex normals.
     normals: Option<FaceTopology>,
+}
+
+/// One rigid body's recorded poses, in its parent's space.
+#[derive(Clone, Debug)]
+struct RigidTrack {
+    prim: RigidPrim,
+    parent_from_world: DMat4,
+    /// `(translate, orient)` per frame; `None` until pushed.
+    frames: Vec<Option<(DVec3, DQuat)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -78,6 +88,7 @@ pub struct Bake {
     frames: u32,
     tracks: Vec<Track>,
     embedded: Vec<EmbeddedTrack>,
+    rigid: Vec<RigidTrack>,
 }
 
 impl Bake {
@@ -109,7 +120,39 @@ impl Bake {
                 normals: prim.normals.clone(),
             })
             .collect();
-        Bake { stage: imported.stage.clone(), frames, tracks, embedded }
+        let rigid = imported
+            .rigid_prims
+            .iter()
+            .map(|prim| RigidTrack {
+                prim: prim.clone(),
+                parent_from_world: prim.parent_world.inverse(),
+                frames: vec![None; slots],
+            })
+            .collect();
+        Bake { stage: imported.stage.clone(), frames, tracks, embedded, rigid }
+    }
+
+    /// Records frame `frame` (0..=frames) of every rigid body: its world pose
+    /// (translation and orientation of its frame, as `Solver::rigid_pose` gives it),
+    /// in the order of [`Imported::rigid_bodies`]. Stored in the prim's parent space
+    /// (the parent's transform at `startTimeCode`, inverted); a parent scale or shear is
+    /// dropped from the orientation, so parents should be rigid transforms (uniform
+    /// scale is fine). Recording a frame twice keeps the last.
+    ///
+    /// # Panics
+    ///
+    /// If `frame > frames` or the number of poses differs from the import's rigid
+    /// bodies: both are caller bugs.
+    pub fn push_rigid_frame(&mut self, frame: u32, poses: &[(Vec3, Quat)]) {
+        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        assert_eq!(poses.len(), self.rigid.len(), "one pose per imported rigid body");
+        for (track, &(t, q)) in self.rigid.iter_mut().zip(poses) {
+            let world = DMat4::from_rotation_translation(q.as_dquat().normalize(), t.as_dvec3());
+            let (_, rotation, translation) = (track.parent_from_world * world).to_scale_rotation_translation();
+            if let Some(slot) = track.frames.get_mut(frame as usize) {
+                *slot = Some((translation, rotation.normalize()));
+            }
+        }
     }
 
     /// Records frame `frame` (0..=frames): `(positions, velocities)` of every body,
@@ -188,6 +231,9 @@ impl Bake {
                 for track in self.tracks.iter().chain(self.embedded.iter().map(|e| &e.track)) {
                     author_track(edit, track, self.stage.start_time_code)?;
                 }
+                for track in &self.rigid {
+                    author_rigid(edit, track, self.stage.start_time_code)?;
+                }
                 Ok(())
             })
             .map_err(|err| author_err(&err))?;
@@ -256,6 +302,45 @@ fn author_track(edit: &mut sdf::LayerEdit<'_>, track: &Track, start: f64) -> Res
             spec.set_time_sample(start + k as f64, sdf::Value::Vec3fVec(value))?;
         }
     }
+    Ok(())
+}
+
+/// An `over` on a rigid body prim: time-sampled `xformOp:translate` (double3) and
+/// `xformOp:orient` (quatd), a constant `xformOp:scale` when the input authored one, and
+/// the `xformOpOrder` naming them (after `!resetXformStack!` when the input had it).
+fn author_rigid(edit: &mut sdf::LayerEdit<'_>, track: &RigidTrack, start: f64) -> Result<(), sdf::AuthoringError> {
+    if track.frames.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let prim = sdf::Path::new(&track.prim.prim_path)?;
+    sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
+    let mut order: Vec<&str> = Vec::new();
+    if track.prim.resets_stack {
+        order.push("!resetXformStack!");
+    }
+    order.extend(["xformOp:translate", "xformOp:orient"]);
+
+    let path = prim.append_property("xformOp:translate")?;
+    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "double3", sdf::Variability::Varying, false)?;
+    for (k, frame) in track.frames.iter().enumerate() {
+        let Some((t, _)) = frame else { continue };
+        spec.set_time_sample(start + k as f64, sdf::Value::Vec3d(gf::Vec3d::from(t.to_array())))?;
+    }
+    let path = prim.append_property("xformOp:orient")?;
+    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "quatd", sdf::Variability::Varying, false)?;
+    for (k, frame) in track.frames.iter().enumerate() {
+        let Some((_, q)) = frame else { continue };
+        spec.set_time_sample(start + k as f64, sdf::Value::Quatd(gf::Quatd { w: q.w, x: q.x, y: q.y, z: q.z }))?;
+    }
+    if let Some(scale) = track.prim.scale {
+        let path = prim.append_property("xformOp:scale")?;
+        let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "double3", sdf::Variability::Varying, false)?;
+        spec.set_default(sdf::Value::Vec3d(gf::Vec3d::from(scale.to_array())))?;
+        order.push("xformOp:scale");
+    }
+    let path = prim.append_property("xformOpOrder")?;
+    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "token[]", sdf::Variability::Uniform, false)?;
+    spec.set_default(sdf::Value::TokenVec(order.into_iter().map(Into::into).collect()))?;
     Ok(())
 }
 

@@ -15,7 +15,7 @@ use crate::kinematic::KinematicTrack;
 use crate::stage_info::{self, StageInfo};
 use crate::units::Units;
 use crate::xform::XformCache;
-use crate::{attachment, body, collider, embedded, kinematic, physics_scene, rigid_body};
+use crate::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -36,6 +36,8 @@ pub struct Imported {
     pub tracks: Vec<FrameTrack>,
     /// One entry per `scene.rigid_bodies` entry: the rigid body prim's path.
     pub rigid_bodies: Vec<String>,
+    /// One entry per `scene.rigid_bodies` entry: what the exporter needs to bake its pose.
+    pub rigid_prims: Vec<rigid_body::RigidPrim>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<String>,
 }
@@ -190,6 +192,7 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
         }
     }
     let rigid_paths: Vec<String> = rigid.iter().map(|r| r.path.to_string()).collect();
+    let rigid_prims: Vec<rigid_body::RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let read =
         attachment::read(&mut ctx, &prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
@@ -229,6 +232,8 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
             }
         }
     }
+    // Collision groups, filtered pairs and element filters (`collision_group.rs`).
+    collision_group::read(&mut ctx, &prims, &lookup, &mut scene)?;
 
     Ok(Imported {
         scene,
@@ -238,6 +243,7 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
         kinematic: kinematic_tracks,
         tracks,
         rigid_bodies: rigid_paths,
+        rigid_prims,
         warnings: ctx.warnings,
     })
 }

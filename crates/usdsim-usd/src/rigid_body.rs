@@ -2,7 +2,7 @@
 //! colliders (every `PhysicsCollisionAPI` prim below, not inside a nested rigid body),
 //! `PhysicsMassAPI`, initial velocities and `physics:kinematicEnabled`.
 
-use glam::{DMat4, Quat, Vec3};
+use glam::{DMat4, DVec3, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
@@ -12,12 +12,31 @@ use crate::context::Ctx;
 use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::units::Units;
-use crate::xform::{decompose, XformCache};
+use crate::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
 
 /// A rigid body as imported: the scene entry and where it lives in USD.
 pub(crate) struct ReadRigid {
     pub body: RigidBody,
     pub path: sdf::Path,
+    pub prim: RigidPrim,
+}
+
+/// Where a simulated rigid body lives in USD, so the exporter can write its motion
+/// back as `xformOp:translate` + `xformOp:orient` (+ `xformOp:scale`) in parent space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigidPrim {
+    /// The rigid body prim's composed path.
+    pub prim_path: String,
+    /// The parent's local-to-world transform at `startTimeCode` (identity when the prim
+    /// resets the transform stack). The baked pose is `parent_world⁻¹ * pose`.
+    pub parent_world: DMat4,
+    /// Whether the prim's `xformOpOrder` starts with `!resetXformStack!` (kept in the
+    /// baked order).
+    pub resets_stack: bool,
+    /// The prim's own scale at `startTimeCode`, when its authored ops include a scale
+    /// op: baked as a constant `xformOp:scale` after the orient so the shape keeps its
+    /// size. `None` when no scale op is authored.
+    pub scale: Option<DVec3>,
 }
 
 /// Reads every enabled rigid body. `in_body` says which prims belong to a deformable.
@@ -36,6 +55,7 @@ pub(crate) fn read_all(
             continue;
         }
         let world = xforms.world(ctx, root)?;
+        let prim = rigid_prim(ctx, root, world, xforms)?;
         let d = decompose(world);
         let (t, r) = (d.translation.as_vec3(), d.rotation.normalize().as_quat());
         let inv = r.inverse();
@@ -92,9 +112,32 @@ pub(crate) fn read_all(
         body.angular_velocity =
             vec3(ctx, "physics:angularVelocity")?.unwrap_or(Vec3::ZERO) * (std::f32::consts::PI / 180.0);
         body.kinematic = attribute_values::bool_value(ctx, root, "physics:kinematicEnabled")? == Some(true);
-        out.push(ReadRigid { body, path: root.clone() });
+        out.push(ReadRigid { body, path: root.clone(), prim });
     }
     Ok(out)
+}
+
+/// The parent transform and authored scale the exporter needs for rigid body `root`.
+fn rigid_prim(
+    ctx: &mut Ctx,
+    root: &sdf::Path,
+    world: DMat4,
+    xforms: &mut XformCache,
+) -> Result<RigidPrim, ImportError> {
+    let local = local_xform(ctx, root)?;
+    let parent_world = match root.parent() {
+        Some(parent) if !local.resets_stack => xforms.world(ctx, &parent)?,
+        _ => DMat4::IDENTITY,
+    };
+    let order = attribute_values::token_array(ctx, root, "xformOpOrder")?.unwrap_or_default();
+    let has_scale = order.iter().any(|op| {
+        let name = op.strip_prefix("!invert!").unwrap_or(op);
+        parse_op_kind(name) == Some(OpKind::Scale)
+    });
+    // The effective local scale (all scale ops of the stack together), constant over the
+    // bake: rigid bodies do not deform.
+    let scale = has_scale.then(|| decompose(parent_world.inverse() * world).scale);
+    Ok(RigidPrim { prim_path: root.to_string(), parent_world, resets_stack: local.resets_stack, scale })
 }
 
 /// The rigid pose (translation, rotation) of a world matrix, scale dropped.
