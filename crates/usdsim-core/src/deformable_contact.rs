@@ -34,9 +34,22 @@
 //!   friction removes at most `μd·push`. Two bodies' coefficients combine as their
 //!   average, as against static colliders (`contact.rs`).
 //!
-//! Not covered: edge–edge proximity. At cloth thickness an edge can pass through an edge
-//! of another triangle without any vertex coming near a face only when both meshes are
-//! coarse next to the motion of one substep; the tests measure intersections directly.
+//! * **Edge–edge proximity** (Bridson et al. §7.2), for surface bodies (cloth) only: two
+//!   edges that share no vertex keep the thickness between their closest points
+//!   `pa = (1 − s)·a₀ + s·a₁`, `pb = (1 − t)·b₀ + t·b₁`. Edges are hashed like the
+//!   triangles (swept box grown by radius + margin); each edge queries with its own box
+//!   and keeps candidates of higher index, so the pairs come out sorted. The direction is
+//!   `(pa − pb)/|pa − pb|` while on the side of the start of the substep (its `pa − pb`
+//!   is stored: a cross product flips sign when edges turn through parallel); behind it,
+//!   with both closest points inside their edges, the edges crossed and the direction is
+//!   `(a₁ − a₀)×(b₁ − b₀)` turned to that side; otherwise none (the vertex–triangle
+//!   contacts hold the rest). Gradients are `(1 − s, s)·n` and `−(1 − t, t)·n`; the contacts share
+//!   the list, projection and friction of the vertex–triangle contacts. Element filters:
+//!   an edge belongs to its triangles; a pair is skipped when an end of either edge is
+//!   filtered against a triangle of the other ([`FilterTable::vertex_triangle`]), the
+//!   vertices' rule, so a filtered region passes its counterpart edges and all.
+//!   Volume boundaries have no edge contacts (a coarse tet mesh passing an edge through
+//!   another edge is caught by its vertices against the faces far more often than not).
 
 use crate::collision_filter::FilterTable;
 use crate::colouring::Shared;
@@ -44,7 +57,7 @@ use crate::scene::{Body, BodyKind, Scene};
 use crate::spatial_hash::SpatialHash;
 use glam::Vec3;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 /// The surface triangles of a body, which element collision filters number: a surface
@@ -87,15 +100,21 @@ pub fn surface_triangles(body: &Body) -> Vec<[u32; 3]> {
     }
 }
 
-/// One vertex–triangle contact of the current substep.
+/// One vertex–triangle or edge–edge contact of the current substep.
 #[derive(Clone, Copy, Debug)]
 pub struct Contact {
-    /// Global vertex index.
+    /// Global vertex index; for an edge–edge contact the first edge (index into the
+    /// surfaces' edges).
     pub vertex: u32,
-    /// Index into [`Surfaces::triangles`].
+    /// Index into [`Surfaces::triangles`]; for an edge–edge contact the second edge.
     pub triangle: u32,
+    /// Whether this is an edge–edge contact.
+    pub edge: bool,
     /// +1 or −1: which side of the triangle's normal the vertex must stay on.
     pub side: f32,
+    /// Edge–edge: direction from the second edge's closest point to the first's at the
+    /// start of the substep, the side the first edge must stay on (zero otherwise).
+    pub normal: Vec3,
     /// Thickness: distance to keep.
     pub distance: f32,
     /// Combined (static, dynamic) friction.
@@ -128,6 +147,18 @@ pub struct Surfaces {
     margin: f32,
     hash: SpatialHash,
     boxes: Vec<(Vec3, Vec3)>,
+    /// Edges of the colliding surface bodies (global vertex indices, lower first), in
+    /// body order and sorted within a body.
+    edges: Vec<[u32; 2]>,
+    edge_body: Vec<u32>,
+    /// `edge_tri_start[e]..edge_tri_start[e + 1]` indexes `edge_tri`: the edge's
+    /// triangles, local numbering.
+    edge_tri_start: Vec<u32>,
+    edge_tri: Vec<u32>,
+    /// (edge, edge) pairs exempt from self contact (close in the filter pose), sorted.
+    edge_pose_exempt: Vec<(u32, u32)>,
+    edge_hash: SpatialHash,
+    edge_boxes: Vec<(Vec3, Vec3)>,
 }
 
 /// Which bodies collide with themselves.
@@ -182,6 +213,37 @@ pub fn closest_point(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, bool) {
     let v = vb * denom;
     let w = vc * denom;
     (Vec3::new(1.0 - v - w, v, w), true)
+}
+
+/// Parameters `(s, t)` of the closest points `p0 + s·(p1 − p0)` and `q0 + t·(q1 − q0)`
+/// of two segments, both in [0, 1]. Ericson 2005, "Real-Time Collision Detection",
+/// §5.1.9.
+pub fn closest_segment_params(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (f32, f32) {
+    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
+    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
+    const EPS: f32 = 1e-20;
+    if a <= EPS && e <= EPS {
+        return (0.0, 0.0);
+    }
+    if a <= EPS {
+        return (0.0, (f / e).clamp(0.0, 1.0));
+    }
+    let c = d1.dot(r);
+    if e <= EPS {
+        return ((-c / a).clamp(0.0, 1.0), 0.0);
+    }
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    let mut s = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    (s, t)
 }
 
 fn point(bary: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
@@ -242,6 +304,13 @@ impl Surfaces {
             margin: 0.0,
             hash: SpatialHash::default(),
             boxes: Vec::new(),
+            edges: Vec::new(),
+            edge_body: Vec::new(),
+            edge_tri_start: vec![0],
+            edge_tri: Vec::new(),
+            edge_pose_exempt: Vec::new(),
+            edge_hash: SpatialHash::default(),
+            edge_boxes: Vec::new(),
             local: Vec::new(),
         };
         if enabled {
@@ -266,12 +335,30 @@ impl Surfaces {
                     }
                 }
                 s.vertices.extend(used.iter().enumerate().filter(|(_, &u)| u).map(|(i, _)| i as u32 + base));
+                if body.kind == BodyKind::Surface {
+                    let mut edge_tris: BTreeMap<[u32; 2], Vec<u32>> = BTreeMap::new();
+                    for (k, t) in local[b].iter().enumerate() {
+                        for j in 0..3 {
+                            let (p, q) = (t[j], t[(j + 1) % 3]);
+                            if p != q {
+                                edge_tris.entry([p.min(q) + base, p.max(q) + base]).or_default().push(k as u32);
+                            }
+                        }
+                    }
+                    for (e, ts) in edge_tris {
+                        s.edges.push(e);
+                        s.edge_body.push(b as u32);
+                        s.edge_tri.extend_from_slice(&ts);
+                        s.edge_tri_start.push(s.edge_tri.len() as u32);
+                    }
+                }
             }
             let mean_edge = if edges > 0 { (edge_sum / edges as f64) as f32 } else { 1.0 };
             let max_radius = s.radius.iter().copied().fold(0.0f32, f32::max);
             s.cell = mean_edge.max(4.0 * max_radius).max(1e-6);
             s.margin = 0.05 * mean_edge;
             s.pose_exempt = pose_exemptions(&s, scene, ranges);
+            s.edge_pose_exempt = edge_pose_exemptions(&s, scene, ranges);
         }
         s.local = local;
         (s, filter)
@@ -321,6 +408,175 @@ impl Surfaces {
         for f in found {
             out.extend_from_slice(&f);
         }
+        self.detect_edges(x, x_prev, w, filter, out);
+    }
+
+    /// Appends this substep's edge–edge contacts to `out`, in (edge, edge) order.
+    fn detect_edges(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
+        if self.edges.is_empty() {
+            return;
+        }
+        let margin = self.margin;
+        let (edges, edge_body, radius) = (&self.edges, &self.edge_body, &self.radius);
+        self.edge_boxes.resize(edges.len(), (Vec3::ZERO, Vec3::ZERO));
+        self.edge_boxes.par_iter_mut().with_min_len(1024).enumerate().for_each(|(e, bx)| {
+            let [i, j] = edges[e].map(|k| k as usize);
+            let lo = x[i].min(x[j]).min(x_prev[i]).min(x_prev[j]);
+            let hi = x[i].max(x[j]).max(x_prev[i]).max(x_prev[j]);
+            let grow = Vec3::splat(radius[edge_body[e] as usize] + margin);
+            *bx = (lo - grow, hi + grow);
+        });
+        self.edge_hash.build(self.cell, &self.edge_boxes);
+        let this = &*self;
+        const CHUNK: usize = 256;
+        let found: Vec<Vec<Contact>> = (0..this.edges.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut local = Vec::new();
+                let mut candidates = Vec::new();
+                for e in c * CHUNK..((c + 1) * CHUNK).min(this.edges.len()) {
+                    this.edge_contacts(e as u32, x, x_prev, w, filter, &mut candidates, &mut local);
+                }
+                local
+            })
+            .collect();
+        for f in found {
+            out.extend_from_slice(&f);
+        }
+    }
+
+    fn edge_triangles(&self, e: usize) -> &[u32] {
+        &self.edge_tri[self.edge_tri_start[e] as usize..self.edge_tri_start[e + 1] as usize]
+    }
+
+    /// Whether no end of edge `ea` is filtered against a triangle of edge `eb`.
+    fn edge_ends_collide(&self, filter: &FilterTable, ea: usize, eb: usize) -> bool {
+        let (ba, bb) = (self.edge_body[ea] as usize, self.edge_body[eb] as usize);
+        let start = self.body_start[ba];
+        self.edges[ea]
+            .iter()
+            .all(|&v| self.edge_triangles(eb).iter().all(|&t| filter.vertex_triangle(ba, v - start, bb, t)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn edge_contacts(
+        &self,
+        ea: u32,
+        x: &[Vec3],
+        x_prev: &[Vec3],
+        w: &[f32],
+        filter: &FilterTable,
+        candidates: &mut Vec<u32>,
+        out: &mut Vec<Contact>,
+    ) {
+        let ia = ea as usize;
+        let ba = self.edge_body[ia] as usize;
+        let a = self.edges[ia];
+        let (lo, hi) = self.edge_boxes[ia];
+        candidates.clear();
+        self.edge_hash.query(lo, hi, |e| {
+            if e > ea {
+                candidates.push(e)
+            }
+        });
+        candidates.sort_unstable();
+        candidates.dedup();
+        let moved = |e: [u32; 2]| e.iter().map(|&i| x[i as usize].distance(x_prev[i as usize])).fold(0.0f32, f32::max);
+        for &eb in candidates.iter() {
+            let ib = eb as usize;
+            let bb = self.edge_body[ib] as usize;
+            if bb == ba {
+                if !self.self_contact[ba] {
+                    continue;
+                }
+            } else if !filter.bodies_collide(ba, bb) {
+                continue;
+            }
+            let b = self.edges[ib];
+            if a.iter().any(|v| b.contains(v)) {
+                continue;
+            }
+            let (blo, bhi) = self.edge_boxes[ib];
+            if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
+                continue;
+            }
+            if a.iter().chain(&b).all(|&i| w[i as usize] == 0.0) {
+                continue;
+            }
+            if !(self.edge_ends_collide(filter, ia, ib) && self.edge_ends_collide(filter, ib, ia)) {
+                continue;
+            }
+            if ba == bb && self.edge_pose_exempt.binary_search(&(ea, eb)).is_ok() {
+                continue;
+            }
+            let [a0, a1] = a.map(|i| x[i as usize]);
+            let [b0, b1] = b.map(|i| x[i as usize]);
+            let (s, t) = closest_segment_params(a0, a1, b0, b1);
+            let delta = a0.lerp(a1, s) - b0.lerp(b1, t);
+            let d = self.radius[ba] + self.radius[bb];
+            if delta.length() > d + moved(a) + moved(b) + self.margin {
+                continue;
+            }
+            let normal = {
+                let [p0, p1] = a.map(|i| x_prev[i as usize]);
+                let [q0, q1] = b.map(|i| x_prev[i as usize]);
+                let (s0, t0) = closest_segment_params(p0, p1, q0, q1);
+                let n0 = (p0.lerp(p1, s0) - q0.lerp(q1, t0)).normalize_or_zero();
+                if n0 != Vec3::ZERO {
+                    n0
+                } else {
+                    delta.normalize_or_zero()
+                }
+            };
+            if normal == Vec3::ZERO {
+                continue;
+            }
+            let (fa, fb) = (self.friction[ba], self.friction[bb]);
+            out.push(Contact {
+                vertex: ea,
+                triangle: eb,
+                edge: true,
+                side: 1.0,
+                normal,
+                distance: d,
+                friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
+                push: 0.0,
+            });
+        }
+    }
+
+    /// An edge–edge contact's current direction, closest-point parameters `(s, t)` and
+    /// constraint value.
+    #[inline]
+    fn evaluate_edge(c: &Contact, [a0, a1, b0, b1]: [Vec3; 4]) -> Option<(Vec3, f32, f32, f32)> {
+        let (s, t) = closest_segment_params(a0, a1, b0, b1);
+        let delta = a0.lerp(a1, s) - b0.lerp(b1, t);
+        let len = delta.length();
+        // On the start's side: apart along `pa − pb`. Behind it with both closest points
+        // inside their edges, the edges have crossed: back along the cross product
+        // (which `pa − pb` then follows, up to rounding; nearly parallel edges, whose
+        // cross product is noise, fail the test) turned to the start's side.
+        let n = if len > 1e-12 && delta.dot(c.normal) >= 0.0 {
+            delta / len
+        } else {
+            let cross = (a1 - a0).cross(b1 - b0).normalize_or_zero();
+            let cross = if cross.dot(c.normal) < 0.0 { -cross } else { cross };
+            let interior = s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0;
+            if cross != Vec3::ZERO && interior && cross.dot(delta).abs() >= 0.9 * len {
+                cross
+            } else {
+                return None;
+            }
+        };
+        Some((n, s, t, n.dot(delta) - c.distance))
+    }
+
+    /// The four vertices of an edge–edge contact.
+    #[inline]
+    fn edge_vertices(&self, c: &Contact) -> [u32; 4] {
+        let [a0, a1] = self.edges[c.vertex as usize];
+        let [b0, b1] = self.edges[c.triangle as usize];
+        [a0, a1, b0, b1]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -402,6 +658,8 @@ impl Surfaces {
             out.push(Contact {
                 vertex: v,
                 triangle: t,
+                edge: false,
+                normal: Vec3::ZERO,
                 side,
                 distance: d,
                 friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
@@ -444,6 +702,28 @@ impl Surfaces {
         for k in 0..count {
             // SAFETY: exclusive per the contract; `count` is the list's length.
             let c = unsafe { contacts.get(k) };
+            if c.edge {
+                let ids = self.edge_vertices(c);
+                // SAFETY: exclusive per the contract.
+                let p = ids.map(|i| unsafe { *x.get(i as usize) });
+                let Some((n, s, t, value)) = Self::evaluate_edge(c, p) else { continue };
+                if value >= 0.0 {
+                    continue;
+                }
+                let coef = [1.0 - s, s, t - 1.0, -t];
+                let wi = ids.map(|i| w[i as usize]);
+                let denom: f32 = (0..4).map(|j| coef[j] * coef[j] * wi[j]).sum();
+                if denom <= f32::EPSILON {
+                    continue;
+                }
+                let dl = -value / denom;
+                c.push += dl;
+                for j in 0..4 {
+                    // SAFETY: exclusive per the contract.
+                    unsafe { *x.get(ids[j] as usize) += n * (wi[j] * coef[j] * dl) };
+                }
+                continue;
+            }
             let tri = self.triangles[c.triangle as usize];
             let vi = c.vertex as usize;
             // SAFETY: exclusive per the contract.
@@ -474,6 +754,29 @@ impl Surfaces {
     pub fn apply_friction(&self, contacts: &[Contact], x: &mut [Vec3], x_prev: &[Vec3], w: &[f32]) {
         for c in contacts {
             if c.push <= 0.0 {
+                continue;
+            }
+            if c.edge {
+                let ids = self.edge_vertices(c);
+                let Some((n, s, t, _)) = Self::evaluate_edge(c, ids.map(|i| x[i as usize])) else { continue };
+                let coef = [1.0 - s, s, t - 1.0, -t];
+                let rel: Vec3 = (0..4).map(|j| (x[ids[j] as usize] - x_prev[ids[j] as usize]) * coef[j]).sum();
+                let tangential = rel - n * n.dot(rel);
+                let slip = tangential.length();
+                if slip < 1e-12 {
+                    continue;
+                }
+                let [mu_s, mu_d] = c.friction;
+                let remove = if slip <= mu_s * c.push { 1.0 } else { (mu_d * c.push / slip).min(1.0) };
+                let wi = ids.map(|i| w[i as usize]);
+                let denom: f32 = (0..4).map(|j| coef[j] * coef[j] * wi[j]).sum();
+                if denom <= f32::EPSILON {
+                    continue;
+                }
+                let dl = tangential * (remove / denom);
+                for j in 0..4 {
+                    x[ids[j] as usize] -= dl * (wi[j] * coef[j]);
+                }
                 continue;
             }
             let tri = self.triangles[c.triangle as usize];
@@ -551,6 +854,54 @@ fn pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) -> Vec<
     out
 }
 
+/// Edge pairs of a body closer than their thickness in its self-collision filter pose
+/// (as [`pose_exemptions`] for vertex–triangle pairs), sorted.
+fn edge_pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (b, body) in scene.bodies.iter().enumerate() {
+        let pose = &body.self_collision_filter_pose;
+        if pose.len() != ranges[b].len() || !s.self_contact[b] {
+            continue;
+        }
+        let base = ranges[b].start as u32;
+        let edges: Vec<u32> = (0..s.edges.len() as u32).filter(|&e| s.edge_body[e as usize] == b as u32).collect();
+        let d = 2.0 * s.radius[b] + s.margin;
+        let at = |i: u32| pose[(i - base) as usize];
+        let boxes: Vec<(Vec3, Vec3)> = edges
+            .iter()
+            .map(|&e| {
+                let [p, q] = s.edges[e as usize].map(at);
+                (p.min(q) - Vec3::splat(d), p.max(q) + Vec3::splat(d))
+            })
+            .collect();
+        let mut hash = SpatialHash::default();
+        hash.build(s.cell, &boxes);
+        let mut cands = Vec::new();
+        for (k, &e) in edges.iter().enumerate() {
+            let ab = s.edges[e as usize];
+            cands.clear();
+            hash.query(boxes[k].0, boxes[k].1, |j| cands.push(j));
+            cands.sort_unstable();
+            cands.dedup();
+            for &j in &cands {
+                let f = edges[j as usize];
+                let cd = s.edges[f as usize];
+                if f <= e || ab.iter().any(|v| cd.contains(v)) {
+                    continue;
+                }
+                let [p0, p1] = ab.map(at);
+                let [q0, q1] = cd.map(at);
+                let (u, v) = closest_segment_params(p0, p1, q0, q1);
+                if p0.lerp(p1, u).distance(q0.lerp(q1, v)) <= d {
+                    out.push((e, f));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,6 +915,17 @@ mod tests {
         assert!(!inside && w == Vec3::X);
         let (w, inside) = closest_point(Vec3::new(0.5, -1.0, 0.3), a, b, c);
         assert!(!inside && (w - Vec3::new(0.5, 0.5, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn closest_segment_points() {
+        let (s, t) = closest_segment_params(Vec3::ZERO, Vec3::X, Vec3::new(0.3, -1.0, 0.5), Vec3::new(0.3, 1.0, 0.5));
+        assert!((s - 0.3).abs() < 1e-6 && (t - 0.5).abs() < 1e-6);
+        let (s, t) = closest_segment_params(Vec3::ZERO, Vec3::X, Vec3::new(2.0, 0.0, 1.0), Vec3::new(3.0, 0.0, 1.0));
+        assert!(s == 1.0 && t == 0.0);
+        // Parallel segments.
+        let (s, t) = closest_segment_params(Vec3::ZERO, Vec3::X, Vec3::new(0.5, 1.0, 0.0), Vec3::new(1.5, 1.0, 0.0));
+        assert!(((Vec3::X * s - Vec3::new(0.5 + t, 1.0, 0.0)).length() - 1.0).abs() < 1e-6);
     }
 
     #[test]

@@ -170,7 +170,6 @@ fn two_cloths_on_a_sphere() -> Scene {
 }
 
 #[test]
-#[ignore = "open: one edge–edge crossing at frame 19 (no edge–edge contacts yet)"]
 fn two_cloths_dropped_on_a_sphere_never_intersect() {
     assert_eq!(first_intersection(two_cloths_on_a_sphere(), settings(), 36), None);
 }
