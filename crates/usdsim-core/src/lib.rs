@@ -41,6 +41,7 @@ pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, Elem
 pub use deformable_contact::surface_triangles;
 pub use embedding::Embedding;
 pub use error::SceneError;
+pub use plasticity::Plasticity;
 pub use rigid::{RigidBody, RigidShape};
 pub use scene::{
     BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Pin, Scene, BODY_MATERIAL,

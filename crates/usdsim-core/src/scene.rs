@@ -5,6 +5,7 @@
 //! these structs and reads results back through [`crate::Solver`].
 
 use crate::collision_filter::CollisionFilter;
+use crate::plasticity::Plasticity;
 use glam::{Quat, Vec3};
 
 /// A whole simulation: bodies, static colliders, pins and global settings.
@@ -102,12 +103,21 @@ pub struct Body {
     /// Total mass override in stage mass units (`omniphysics:mass` > 0), or `None` to
     /// derive mass from density and rest volume.
     pub mass_override: Option<f32>,
+    /// Plasticity of [`Body::material`] (see [`crate::plasticity`]); `None` is purely
+    /// elastic. Applies to tetrahedra only: surface bodies ignore it for now.
+    ///
+    /// Kept beside the material rather than in [`Material`] so that `Material` stays a
+    /// plain elastic parameter set.
+    pub plastic: Option<Plasticity>,
     /// Extra materials for per-element assignment (`GeomSubset` bindings). Empty when the
     /// whole body uses [`Body::material`].
     pub materials: Vec<Material>,
     /// Per-element material: `None` (`u32::MAX`) or an index into [`Body::materials`],
     /// one entry per tet or triangle. Empty means every element uses [`Body::material`].
     pub element_materials: Vec<u32>,
+    /// Plasticity of each of [`Body::materials`], index for index; missing entries (an
+    /// empty vector included) are purely elastic.
+    pub material_plastic: Vec<Option<Plasticity>>,
     /// Authored per-vertex masses (AOUSD `physics:masses`); take precedence over density
     /// (and are then rescaled by `mass_override` when both are given). Empty when unset.
     pub point_masses: Vec<f32>,
@@ -147,8 +157,10 @@ impl Body {
             bend_overrides: Vec::new(),
             material,
             mass_override: None,
+            plastic: None,
             materials: Vec::new(),
             element_materials: Vec::new(),
+            material_plastic: Vec::new(),
             point_masses: Vec::new(),
             bind_pose: Vec::new(),
             self_collision_filter_pose: Vec::new(),
@@ -172,6 +184,22 @@ impl Body {
             Some(&m) if m != BODY_MATERIAL => &self.materials[m as usize],
             _ => &self.material,
         }
+    }
+
+    /// The plasticity of element `i`'s material (per-element assignment, else the
+    /// body's), `None` when it is purely elastic.
+    pub fn element_plasticity(&self, i: usize) -> Option<Plasticity> {
+        match self.element_materials.get(i) {
+            Some(&m) if m != BODY_MATERIAL => self.material_plastic.get(m as usize).copied().flatten(),
+            _ => self.plastic,
+        }
+    }
+
+    /// Gives the body's material and every per-element material the same plasticity
+    /// (the command line's whole-scene override).
+    pub fn set_plasticity(&mut self, plastic: Option<Plasticity>) {
+        self.plastic = plastic;
+        self.material_plastic = vec![plastic; self.materials.len()];
     }
 
     /// The bind pose of the simulation mesh (falls back to the initial positions).

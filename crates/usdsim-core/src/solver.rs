@@ -18,6 +18,7 @@ use crate::mass;
 use crate::membrane::Membrane;
 use crate::neo_hookean::Tet;
 use crate::pin::SoftPin;
+use crate::plasticity::{self, Plasticity};
 use crate::rigid::RigidWorld;
 use crate::scene::{Body, BodyKind, Material, Scene, BODY_MATERIAL};
 use crate::team;
@@ -95,6 +96,11 @@ pub struct Solver {
     contact_params: Vec<VertexContactParams>,
     bodies: Vec<Range<usize>>,
     tets: Coloured<Tet, [f32; 2]>,
+    /// Per tet, in the colour-sorted order of `tets.items`: its plasticity and original
+    /// rest edge matrix (for the cap). Empty when no material is plastic.
+    tet_plastic: Vec<Option<PlasticTet>>,
+    /// Per body: index of its first tet in scene order (tets are numbered body by body).
+    body_tet_start: Vec<usize>,
     membranes: Coloured<Membrane, [f32; 2]>,
     /// Hinges stiff enough to need every iteration.
     hinges: Coloured<Hinge, f32>,
@@ -127,6 +133,14 @@ pub struct Solver {
     sleeping: Vec<Option<Vec<f32>>>,
     /// Kinematic bodies: index and the frame's target positions, if set.
     kinematic: Vec<Kinematic>,
+}
+
+/// Plastic data of one tetrahedron.
+#[derive(Clone, Copy, Debug)]
+struct PlasticTet {
+    params: Plasticity,
+    /// Rest edge matrix before any plastic flow.
+    original_dm: glam::Mat3,
 }
 
 /// A kinematic body's motion over the current frame.
@@ -244,6 +258,28 @@ fn validate(body: &Body) -> Result<(), SceneError> {
     for m in &body.materials {
         check_material(body, m)?;
     }
+    for p in std::iter::once(&body.plastic).chain(&body.material_plastic).flatten() {
+        check_plasticity(body, p)?;
+    }
+    Ok(())
+}
+
+/// Checks one set of plasticity parameters.
+fn check_plasticity(body: &Body, p: &Plasticity) -> Result<(), SceneError> {
+    let invalid = |what: &'static str, value: f32, expected: &'static str| {
+        Err(SceneError::InvalidValue { body: body.name.clone(), what, value, expected })
+    };
+    if !(p.yield_ratio > 1.0 && p.yield_ratio.is_finite()) {
+        return invalid("plasticYieldRatio", p.yield_ratio, "a finite value > 1");
+    }
+    if !(0.0..=1.0).contains(&p.rate) {
+        return invalid("plasticRate", p.rate, "a value in [0, 1]");
+    }
+    if let Some(cap) = p.max_strain {
+        if !(cap > 0.0 && cap.is_finite()) {
+            return invalid("plasticMaxStrain", cap, "a finite value > 0");
+        }
+    }
     Ok(())
 }
 
@@ -301,10 +337,13 @@ impl Solver {
         let mut contact_params = Vec::new();
         let mut ranges = Vec::new();
         let mut tets = Vec::new();
+        let mut plastic_tets = Vec::new();
+        let mut body_tet_start = Vec::new();
         let mut membranes = Vec::new();
         let mut hinges = Vec::new();
         for body in &scene.bodies {
             validate(body)?;
+            body_tet_start.push(tets.len());
             let base = x.len();
             let n = body.positions.len();
             x.extend_from_slice(&body.positions);
@@ -333,6 +372,10 @@ impl Solver {
                                 element: i,
                                 measure: crate::neo_hookean::signed_volume(r),
                             })?;
+                        plastic_tets.push(body.element_plasticity(i).map(|params| PlasticTet {
+                            params,
+                            original_dm: glam::Mat3::from_cols(r[1] - r[0], r[2] - r[0], r[3] - r[0]),
+                        }));
                         tets.push(t);
                     }
                 }
@@ -431,6 +474,12 @@ impl Solver {
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
         let (soft_hinges, hinges): (Vec<Hinge>, Vec<Hinge>) = hinges.into_iter().partition(|h| is_soft(h, &x, &w, dt));
+        let tets = Coloured::new(tets, |t| t.v, vertex_count);
+        let tet_plastic = if plastic_tets.iter().any(Option::is_some) {
+            tets.order.iter().map(|&i| plastic_tets[i]).collect()
+        } else {
+            Vec::new()
+        };
         Ok(Self {
             settings,
             x_prev: x.clone(),
@@ -440,7 +489,9 @@ impl Solver {
             mass: m,
             contact_params,
             bodies: ranges,
-            tets: Coloured::new(tets, |t| t.v, vertex_count),
+            tets,
+            tet_plastic,
+            body_tet_start,
             membranes: Coloured::new(membranes, |t| t.v, vertex_count),
             hinges: Coloured::new(hinges, |h| h.v, vertex_count),
             soft_hinges: Coloured::new(soft_hinges, |h| h.v, vertex_count),
@@ -654,6 +705,37 @@ impl Solver {
                 *v = (*x - *xp) * inv_dt;
             }
         });
+        self.plastic_flow();
+    }
+
+    /// One plastic flow step on every tet of a plastic material (see
+    /// [`crate::plasticity`]), at the end of a substep. Each tet writes only itself, so
+    /// the order does not matter and the result is deterministic.
+    fn plastic_flow(&mut self) {
+        if self.tet_plastic.is_empty() {
+            return;
+        }
+        let x = &self.x;
+        self.tets.items.par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(|(tet, plastic)| {
+            if let Some(p) = plastic {
+                let pos = tet.v.map(|i| x[i as usize]);
+                plasticity::flow_tet(tet, pos, p.original_dm, &p.params);
+            }
+        });
+    }
+
+    /// Changes the gravity acting on body `body` from the next substep on (e.g. to
+    /// remove a load).
+    pub fn set_gravity(&mut self, body: usize, gravity: Vec3) {
+        self.body_gravity[body] = gravity;
+    }
+
+    /// The current rest edge matrix `[r1−r0, r2−r0, r3−r0]` of tet `tet` of body `body`
+    /// (scene order): the authored rest shape, or where plastic flow has moved it.
+    pub fn rest_edges(&self, body: usize, tet: usize) -> glam::Mat3 {
+        let global = self.body_tet_start[body] + tet;
+        let slot = self.tets.slot[global];
+        self.tets.items[slot as usize].dm_inv.inverse()
     }
 
     /// The constraint iterations of one substep: every colour of every constraint kind,
@@ -815,6 +897,10 @@ fn is_soft(h: &Hinge, x: &[Vec3], w: &[f32], dt: f32) -> bool {
 /// Constraints of one kind, stored sorted by colour, with their multipliers.
 struct Coloured<T, L> {
     items: Vec<T>,
+    /// Index of each sorted item in the input order.
+    order: Vec<usize>,
+    /// Position in `items` of each input item (the inverse of `order`).
+    slot: Vec<u32>,
     colours: Colouring,
     lambda: Vec<L>,
 }
@@ -825,7 +911,11 @@ impl<T: Copy, L: Copy + Default> Coloured<T, L> {
         let keys: Vec<[u32; N]> = items.iter().map(&verts).collect();
         let (order, colours) = colouring::colour(&keys, vertex_count);
         let items: Vec<T> = order.iter().map(|&i| items[i]).collect();
-        Self { lambda: vec![L::default(); items.len()], items, colours }
+        let mut slot = vec![0u32; items.len()];
+        for (k, &i) in order.iter().enumerate() {
+            slot[i] = k as u32;
+        }
+        Self { lambda: vec![L::default(); items.len()], items, order, slot, colours }
     }
 
     /// Borrows the parts a projection pass needs, the multipliers as a shared view.
