@@ -102,3 +102,17 @@ impl Ctx {
         }
     }
 }
+
+/// Runs `read`, turning a panic inside the USD reader into an error message: openusd is
+/// a young parser, and a malformed file must be reported as unparsable, never take the
+/// caller down. Shared by the importer and the validator.
+pub(crate) fn guard_reader<T>(read: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|payload| {
+        let reason = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the USD reader panicked".to_string());
+        format!("internal error in the USD reader: {reason}")
+    })
+}

@@ -1,7 +1,6 @@
 //! The import pass: open the composed stage, traverse it once, and build a
 //! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
 
-use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 
 use glam::DMat4;
@@ -124,22 +123,8 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
             reason: "the path is not valid UTF-8".to_string(),
         });
     };
-    // openusd is a young parser; should it panic on some malformed file, report that
-    // as an unparsable file rather than taking the caller down.
-    match panic::catch_unwind(AssertUnwindSafe(|| import_stage(path, path_str))) {
-        Ok(result) => result,
-        Err(payload) => {
-            let reason = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "the USD reader panicked".to_string());
-            Err(ImportError::Unparsable {
-                file: path.to_path_buf(),
-                reason: format!("internal error in the USD reader: {reason}"),
-            })
-        }
-    }
+    crate::context::guard_reader(|| import_stage(path, path_str))
+        .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: path.to_path_buf(), reason }))
 }
 
 fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {

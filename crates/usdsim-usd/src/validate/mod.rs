@@ -18,7 +18,6 @@ mod schema_names;
 mod typo_rules;
 mod walk;
 
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use openusd::usd;
@@ -64,22 +63,8 @@ pub fn validate(path: &Path) -> Result<Report, ValidateError> {
     let Some(path_str) = path.to_str() else {
         return Err(unreadable("the path is not valid UTF-8".to_string()));
     };
-    // Like the importer: a panic inside the young USD reader is an unparsable file,
-    // not a crash of the caller.
-    match panic::catch_unwind(AssertUnwindSafe(|| validate_stage(path, path_str))) {
-        Ok(result) => result,
-        Err(payload) => {
-            let reason = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "the USD reader panicked".to_string());
-            Err(ValidateError::Unparsable {
-                file: path.to_path_buf(),
-                reason: format!("internal error in the USD reader: {reason}"),
-            })
-        }
-    }
+    crate::context::guard_reader(|| validate_stage(path, path_str))
+        .unwrap_or_else(|reason| Err(ValidateError::Unparsable { file: path.to_path_buf(), reason }))
 }
 
 fn validate_stage(path: &Path, path_str: &str) -> Result<Report, ValidateError> {
