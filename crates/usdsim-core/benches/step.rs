@@ -15,19 +15,7 @@ use std::time::Duration;
 use usdsim_core::{grid, BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
 
 fn material(youngs: f32, poisson: f32, density: f32) -> Material {
-    Material {
-        youngs_modulus: youngs,
-        poissons_ratio: poisson,
-        density,
-        thickness: 1e-3,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.5,
-        static_friction: 0.5,
-        damping: 0.0,
-        bend_damping: 0.0,
-    }
+    Material::elastic(youngs, poisson, density)
 }
 
 fn body(kind: BodyKind, points: Vec<Vec3>, tets: Vec<[u32; 4]>, tris: Vec<[u32; 3]>, mat: Material) -> Body {

@@ -243,6 +243,26 @@ pub struct Material {
 }
 
 impl Material {
+    /// An isotropic elastic material with Young's modulus, Poisson's ratio and density
+    /// (stage units); 1 mm shell thickness in metres-scale scenes, shell stiffnesses
+    /// derived from E, ν and h, friction 0.5, no damping. What tests, benchmarks and
+    /// generated scenes start from.
+    pub fn elastic(youngs_modulus: f32, poissons_ratio: f32, density: f32) -> Self {
+        Self {
+            youngs_modulus,
+            poissons_ratio,
+            density,
+            thickness: 1e-3,
+            stretch_stiffness: 0.0,
+            shear_stiffness: 0.0,
+            bend_stiffness: 0.0,
+            dynamic_friction: 0.5,
+            static_friction: 0.5,
+            damping: 0.0,
+            bend_damping: 0.0,
+        }
+    }
+
     /// Thin-plate membrane and bending stiffnesses `(stretch, shear, bend)`, with authored
     /// (non-zero) values taking precedence (DESIGN.md, shell stiffness fallback).
     pub fn shell_stiffness(&self) -> (f32, f32, f32) {

@@ -7,19 +7,7 @@ use usdsim_core::{grid, Body, BodyKind, Collider, ColliderShape, Embedding, Mate
 const G: f32 = 9.81;
 
 fn material(youngs: f32, poisson: f32, density: f32) -> Material {
-    Material {
-        youngs_modulus: youngs,
-        poissons_ratio: poisson,
-        density,
-        thickness: 1e-3,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.5,
-        static_friction: 0.5,
-        damping: 0.0,
-        bend_damping: 0.0,
-    }
+    Material::elastic(youngs, poisson, density)
 }
 
 fn tet_box(min: Vec3, max: Vec3, cells: UVec3, mat: Material) -> Body {
