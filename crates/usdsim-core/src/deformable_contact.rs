@@ -393,21 +393,9 @@ impl Surfaces {
         });
         self.hash.build(self.cell, &self.boxes);
         let this = &*self;
-        let found: Vec<Vec<Contact>> = this
-            .vertices
-            .par_chunks(256)
-            .map(|chunk| {
-                let mut local = Vec::new();
-                let mut candidates = Vec::new();
-                for &v in chunk {
-                    this.vertex_contacts(v, x, x_prev, w, filter, &mut candidates, &mut local);
-                }
-                local
-            })
-            .collect();
-        for f in found {
-            out.extend_from_slice(&f);
-        }
+        collect_in_order(this.vertices.len(), out, |k, candidates, local| {
+            this.vertex_contacts(this.vertices[k], x, x_prev, w, filter, candidates, local)
+        });
         self.detect_edges(x, x_prev, w, filter, out);
     }
 
@@ -428,21 +416,9 @@ impl Surfaces {
         });
         self.edge_hash.build(self.cell, &self.edge_boxes);
         let this = &*self;
-        const CHUNK: usize = 256;
-        let found: Vec<Vec<Contact>> = (0..this.edges.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let mut local = Vec::new();
-                let mut candidates = Vec::new();
-                for e in c * CHUNK..((c + 1) * CHUNK).min(this.edges.len()) {
-                    this.edge_contacts(e as u32, x, x_prev, w, filter, &mut candidates, &mut local);
-                }
-                local
-            })
-            .collect();
-        for f in found {
-            out.extend_from_slice(&f);
-        }
+        collect_in_order(this.edges.len(), out, |e, candidates, local| {
+            this.edge_contacts(e as u32, x, x_prev, w, filter, candidates, local)
+        });
     }
 
     fn edge_triangles(&self, e: usize) -> &[u32] {
@@ -900,6 +876,29 @@ fn edge_pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) ->
     }
     out.sort_unstable();
     out
+}
+
+/// Runs `find(k, scratch, found)` for every `k` in `0..count` on the thread pool, in fixed
+/// chunks of 256, and appends what each chunk found to `out` in chunk order: the contact
+/// list is the same for any number of threads, which keeps the projection deterministic.
+fn collect_in_order<F>(count: usize, out: &mut Vec<Contact>, find: F)
+where
+    F: Fn(usize, &mut Vec<u32>, &mut Vec<Contact>) + Sync,
+{
+    const CHUNK: usize = 256;
+    let found: Vec<Vec<Contact>> = (0..count.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut candidates, mut local) = (Vec::new(), Vec::new());
+            for k in c * CHUNK..((c + 1) * CHUNK).min(count) {
+                find(k, &mut candidates, &mut local);
+            }
+            local
+        })
+        .collect();
+    for f in found {
+        out.extend_from_slice(&f);
+    }
 }
 
 #[cfg(test)]

@@ -9,19 +9,7 @@ const PLASTIC: Plasticity = Plasticity { yield_ratio: 1.01, rate: 0.5, max_strai
 
 fn body(plastic: Option<Plasticity>) -> Body {
     let (points, tets) = grid::tet_box(Vec3::ZERO, Vec3::ONE, UVec3::ONE);
-    let material = Material {
-        youngs_modulus: 1e5,
-        poissons_ratio: 0.3,
-        density: 1000.0,
-        thickness: 1e-3,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.5,
-        static_friction: 0.5,
-        damping: 0.0,
-        bend_damping: 0.0,
-    };
+    let material = Material::elastic(1e5, 0.3, 1000.0);
     let mut body = Body::new("/b", BodyKind::Volume, points, material);
     body.rest_elements = tets.clone();
     body.tets = tets;
