@@ -12,7 +12,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::{Quat, UVec3, Vec3};
 use std::time::Duration;
-use usdsim_core::{grid, BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
+use usdsim_core::{grid, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
 
 fn material(youngs: f32, poisson: f32, density: f32) -> Material {
     Material::elastic(youngs, poisson, density)
@@ -24,28 +24,13 @@ fn body(kind: BodyKind, points: Vec<Vec3>, tets: Vec<[u32; 4]>, tris: Vec<[u32; 
         BodyKind::Surface => tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect(),
     };
     Body {
-        name: "bench".into(),
-        kind,
         velocities: vec![Vec3::ZERO; points.len()],
         rest_points: points.clone(),
         rest_elements,
         positions: points,
         tets,
         triangles: tris,
-        bend_default: BendDefault::Flat,
-        bend_overrides: vec![],
-        material: mat,
-        mass_override: None,
-        plastic: None,
-        materials: vec![],
-        element_materials: vec![],
-        material_plastic: vec![],
-        point_masses: vec![],
-        bind_pose: vec![],
-        self_collision_filter_pose: vec![],
-        kinematic: false,
-        starts_asleep: false,
-        gravity: None,
+        ..Body::new("bench", kind, Vec::new(), mat)
     }
 }
 

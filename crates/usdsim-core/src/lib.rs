@@ -22,6 +22,7 @@ pub mod deformable_contact;
 pub mod embedding;
 mod error;
 pub mod grid;
+pub mod integrator;
 mod mass;
 mod membrane;
 mod neo_hookean;
@@ -41,9 +42,11 @@ pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, Elem
 pub use deformable_contact::surface_triangles;
 pub use embedding::Embedding;
 pub use error::SceneError;
+pub use integrator::Integrator;
 pub use plasticity::Plasticity;
 pub use rigid::{RigidBody, RigidShape};
 pub use scene::{
-    BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Pin, Scene, BODY_MATERIAL,
+    BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Model, Pin, Scene, Springs,
+    BODY_MATERIAL,
 };
-pub use solver::{Settings, Solver, SolverStats};
+pub use solver::{RestShape, Settings, Solver, SolverStats};

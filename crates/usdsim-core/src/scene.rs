@@ -135,6 +135,48 @@ pub struct Body {
     pub starts_asleep: bool,
     /// Gravity of the physics scene that owns this body; `None` means [`Scene::gravity`].
     pub gravity: Option<Vec3>,
+    /// Constitutive model: finite elements (the schema's) or a spring-mass-damper
+    /// network (our `usdsim:model`).
+    pub model: Model,
+    /// Tear ratio of [`Body::material`] (`usdsim:tearRatio`): an element edge or link
+    /// longer than this times its rest length breaks; `None` never tears.
+    pub tear_ratio: Option<f32>,
+    /// Tear ratio of each of [`Body::materials`], index for index; missing entries never
+    /// tear.
+    pub material_tear_ratio: Vec<Option<f32>>,
+}
+
+/// The constitutive model of a body (`usdsim:model`).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Model {
+    /// Finite elements: Neo-Hookean tetrahedra or membrane triangles plus hinges.
+    #[default]
+    Fem,
+    /// A spring-mass-damper network built from the mesh (`seeds/spring-mass-damper.txt`).
+    Springs(Springs),
+}
+
+/// Parameters of the spring-mass-damper model (`UsdsimBodyAPI`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Springs {
+    /// Hooke stiffness `ks` of every link (mass / s²); 0 derives it from the material:
+    /// `E·h` for a surface link, `E·L` for a volume link of rest length `L` (the stiffness
+    /// of a square or cubic lattice of such links).
+    pub stiffness: f32,
+    /// Damping `kd` along every link (mass / s).
+    pub damping: f32,
+    /// Which links to build.
+    pub links: crate::spring_mass::LinkKinds,
+}
+
+impl Default for Springs {
+    fn default() -> Self {
+        Self {
+            stiffness: 0.0,
+            damping: 0.0,
+            links: crate::spring_mass::LinkKinds { structural: true, shear: true, bend: true },
+        }
+    }
 }
 
 /// "No per-element material": the element uses [`Body::material`].
@@ -167,6 +209,9 @@ impl Body {
             kinematic: false,
             starts_asleep: false,
             gravity: None,
+            model: Model::Fem,
+            tear_ratio: None,
+            material_tear_ratio: Vec::new(),
         }
     }
 
@@ -193,6 +238,22 @@ impl Body {
             Some(&m) if m != BODY_MATERIAL => self.material_plastic.get(m as usize).copied().flatten(),
             _ => self.plastic,
         }
+    }
+
+    /// The tear ratio of element `i`'s material (per-element assignment, else the
+    /// body's), `None` when it never tears.
+    pub fn element_tear_ratio(&self, i: usize) -> Option<f32> {
+        match self.element_materials.get(i) {
+            Some(&m) if m != BODY_MATERIAL => self.material_tear_ratio.get(m as usize).copied().flatten(),
+            _ => self.tear_ratio,
+        }
+    }
+
+    /// Gives the body's material and every per-element material the same tear ratio (the
+    /// command line's whole-scene override).
+    pub fn set_tear_ratio(&mut self, ratio: Option<f32>) {
+        self.tear_ratio = ratio;
+        self.material_tear_ratio = vec![ratio; self.materials.len()];
     }
 
     /// Gives the body's material and every per-element material the same plasticity

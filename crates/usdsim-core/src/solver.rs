@@ -50,6 +50,8 @@ pub struct Settings {
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
     /// folds onto itself, and the search would cost every volume body every substep.
     pub volume_self_contact: bool,
+    /// Time integration of spring-model bodies (finite elements always use XPBD).
+    pub integrator: crate::Integrator,
 }
 
 impl Default for Settings {
@@ -62,6 +64,7 @@ impl Default for Settings {
             deformable_contact: true,
             self_contact: false,
             volume_self_contact: false,
+            integrator: crate::Integrator::Xpbd,
         }
     }
 }
@@ -133,6 +136,22 @@ pub struct Solver {
     sleeping: Vec<Option<Vec<f32>>>,
     /// Kinematic bodies: index and the frame's target positions, if set.
     kinematic: Vec<Kinematic>,
+    /// The input bodies, their topology kept current as they tear (local indices).
+    input: Vec<Body>,
+    /// Per body: how many times its topology has changed (tearing).
+    topology_version: Vec<u32>,
+    /// Things the user should know about the run (e.g. a step beyond a stable limit).
+    warnings: Vec<String>,
+}
+
+/// A body's rest shape in the schema's form: points and, per element, indices into them
+/// (four per tet; the first three per triangle).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RestShape {
+    /// Rest points, world space.
+    pub points: Vec<Vec3>,
+    /// Per element, indices into `points`.
+    pub elements: Vec<[u32; 4]>,
 }
 
 /// Plastic data of one tetrahedron.
@@ -511,6 +530,9 @@ impl Solver {
             body_gravity,
             sleeping,
             kinematic,
+            topology_version: vec![0; scene.bodies.len()],
+            input: scene.bodies,
+            warnings: Vec::new(),
         })
     }
 
@@ -801,6 +823,51 @@ impl Solver {
                 }
             }
         });
+    }
+
+    /// Body `body`'s current triangles (local vertex indices; empty for volume bodies).
+    /// Tearing re-indexes them onto split vertices; the triangle count and order never
+    /// change.
+    pub fn triangles(&self, body: usize) -> &[[u32; 3]] {
+        &self.input[body].triangles
+    }
+
+    /// Body `body`'s current tetrahedra (local vertex indices; empty for surface bodies).
+    pub fn tets(&self, body: usize) -> &[[u32; 4]] {
+        &self.input[body].tets
+    }
+
+    /// How many times body `body`'s topology has changed (each tear event counts one):
+    /// whoever writes results rewrites the mesh's indices when this moves.
+    pub fn topology_version(&self, body: usize) -> u32 {
+        self.topology_version[body]
+    }
+
+    /// Body `body`'s current rest shape: the authored one, or where plastic flow has
+    /// moved it.
+    pub fn rest_shape(&self, body: usize) -> RestShape {
+        let b = &self.input[body];
+        RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() }
+    }
+
+    /// Body `body`'s current dihedral rest angles (radians) per pair of adjacent
+    /// triangles, in the schema's `restAdjTriPairs` / `restBendAngles` form (surface
+    /// bodies; empty otherwise).
+    pub fn rest_bend_angles(&self, body: usize) -> Vec<([u32; 2], f32)> {
+        self.input[body].bend_overrides.clone()
+    }
+
+    /// Whether body `body`'s rest shape or rest angles can change during the run
+    /// (plastic), so that they are part of the state to write back.
+    pub fn rest_is_state(&self, body: usize) -> bool {
+        let b = &self.input[body];
+        b.plastic.is_some() || b.material_plastic.iter().any(Option::is_some)
+    }
+
+    /// Warnings about the run (a step beyond a force integrator's stable limit, …), for
+    /// the caller to show.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// World-space positions of body `body`'s vertices.

@@ -12,56 +12,24 @@ fn material(youngs: f32, poisson: f32, density: f32) -> Material {
 fn volume_body(min: Vec3, max: Vec3, cells: UVec3, mat: Material) -> Body {
     let (points, tets) = grid::tet_box(min, max, cells);
     Body {
-        name: "/box".into(),
-        kind: BodyKind::Volume,
         velocities: vec![Vec3::ZERO; points.len()],
         rest_points: points.clone(),
         rest_elements: tets.clone(),
         positions: points,
         tets,
-        triangles: vec![],
-        bend_default: BendDefault::Flat,
-        bend_overrides: vec![],
-        material: mat,
-        mass_override: None,
-        plastic: None,
-        materials: vec![],
-        element_materials: vec![],
-        material_plastic: vec![],
-        point_masses: vec![],
-        bind_pose: vec![],
-        self_collision_filter_pose: vec![],
-        kinematic: false,
-        starts_asleep: false,
-        gravity: None,
+        ..Body::new("/box", BodyKind::Volume, Vec::new(), mat)
     }
 }
 
 fn cloth_body(origin: Vec3, size: f32, verts: u32, mat: Material) -> Body {
     let (points, tris) = grid::cloth(origin, Vec3::X, Vec3::Y, (size, size), (verts, verts));
     Body {
-        name: "/cloth".into(),
-        kind: BodyKind::Surface,
         velocities: vec![Vec3::ZERO; points.len()],
         rest_points: points.clone(),
         rest_elements: tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect(),
         positions: points,
-        tets: vec![],
         triangles: tris,
-        bend_default: BendDefault::Flat,
-        bend_overrides: vec![],
-        material: mat,
-        mass_override: None,
-        plastic: None,
-        materials: vec![],
-        element_materials: vec![],
-        material_plastic: vec![],
-        point_masses: vec![],
-        bind_pose: vec![],
-        self_collision_filter_pose: vec![],
-        kinematic: false,
-        starts_asleep: false,
-        gravity: None,
+        ..Body::new("/cloth", BodyKind::Surface, Vec::new(), mat)
     }
 }
 
@@ -332,28 +300,14 @@ fn book(rest: Vec<Vec3>, default: BendDefault, overrides: Vec<([u32; 2], f32)>) 
     // Damping ratio ≈ ½·τ·ω ≈ 0.5 for the hinge's ω ≈ 9.5 rad/s, so 4 s settle it.
     mat.damping = 0.1;
     let body = Body {
-        name: "/book".into(),
-        kind: BodyKind::Surface,
         velocities: vec![Vec3::ZERO; 4],
         positions: flat.clone(),
         rest_points: rest,
         rest_elements: vec![[0, 1, 2, 0], [1, 0, 3, 0]],
-        tets: vec![],
         triangles: vec![[0, 1, 2], [1, 0, 3]],
         bend_default: default,
         bend_overrides: overrides,
-        material: mat,
-        mass_override: None,
-        plastic: None,
-        materials: vec![],
-        element_materials: vec![],
-        material_plastic: vec![],
-        point_masses: vec![],
-        bind_pose: vec![],
-        self_collision_filter_pose: vec![],
-        kinematic: false,
-        starts_asleep: false,
-        gravity: None,
+        ..Body::new("/book", BodyKind::Surface, Vec::new(), mat)
     };
     let pins =
         (0..3).map(|v| Pin { body: 0, vertex: v, target: flat[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
