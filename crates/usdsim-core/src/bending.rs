@@ -98,7 +98,8 @@ pub fn angle_between(first: [Vec3; 3], second: [Vec3; 3], edge: (Vec3, Vec3)) ->
 }
 
 /// The bending hinges of surface body `body`, their vertex
-/// indices offset by `base` into the solver's global arrays. Rest angles come from the
+/// indices offset by `base` into the solver's global arrays, each with its two triangles
+/// (body-local). Rest angles come from the
 /// body's explicit `(triangle pair, angle)` list, else from its default rule; stiffness
 /// from the discrete-shell formula on the rest triangles. An explicit pair may name its
 /// triangles in either order: for a consistently wound mesh the signed angle is the same
@@ -107,7 +108,7 @@ pub fn angle_between(first: [Vec3; 3], second: [Vec3; 3], edge: (Vec3, Vec3)) ->
 /// Bending rigidity and damping come from the materials of the hinge's two triangles
 /// (their mean, for per-element materials); damping is the material's `bend_damping`
 /// when set, else its `damping`.
-pub fn build(body: &Body, base: u32) -> Vec<Hinge> {
+pub fn build(body: &Body, base: u32) -> Vec<(Hinge, [u32; 2])> {
     let explicit: HashMap<(u32, u32), f32> =
         body.bend_overrides.iter().map(|&([a, b], angle)| ((a.min(b), a.max(b)), angle)).collect();
     let rest_tri = |t: u32| {
@@ -135,7 +136,10 @@ pub fn build(body: &Body, base: u32) -> Vec<Hinge> {
         let damping = 0.5 * (damping_of(m1) + damping_of(m2));
         let stiffness = bend * 3.0 * length * length / area.max(f32::MIN_POSITIVE);
         if stiffness > 0.0 && stiffness.is_finite() {
-            out.push(Hinge { v: h.v.map(|i| i + base), rest_angle, compliance: 1.0 / stiffness, damping });
+            out.push((
+                Hinge { v: h.v.map(|i| i + base), rest_angle, compliance: 1.0 / stiffness, damping },
+                h.triangles,
+            ));
         }
     }
     out
@@ -159,6 +163,9 @@ impl Hinge {
     /// No other thread may touch this hinge's vertices or multiplier (colouring).
     #[inline]
     pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+        if self.compliance == f32::INFINITY {
+            return; // switched off: its edge has torn open
+        }
         // SAFETY: exclusive per the contract.
         let p = self.v.map(|i| unsafe { *x.get(i as usize) });
         let Some((theta, grad)) = angle_and_gradient(p) else {

@@ -23,6 +23,8 @@ use glam::Vec3;
 pub enum Embedding {
     /// Barycentric coordinates in a tetrahedron.
     Volume {
+        /// Per point: the index of its tet.
+        elements: Vec<u32>,
         /// Per point: the tet's four simulation vertices.
         vertices: Vec<[u32; 4]>,
         /// Per point: the barycentric weights (sum 1; may be negative outside the tet).
@@ -32,6 +34,8 @@ pub enum Embedding {
     Surface {
         /// The simulation triangles (needed for vertex normals).
         triangles: Vec<[u32; 3]>,
+        /// Per point: the index of its triangle.
+        elements: Vec<u32>,
         /// Per point: the triangle's three simulation vertices.
         vertices: Vec<[u32; 3]>,
         /// Per point: the barycentric weights of the projection onto the triangle's plane.
@@ -169,6 +173,7 @@ impl Embedding {
     /// the nearest one for a point outside the mesh.
     pub fn volume(sim: &[Vec3], tets: &[[u32; 4]], points: &[Vec3]) -> Embedding {
         let corners: Vec<[Vec3; 4]> = tets.iter().map(|t| t.map(|i| sim[i as usize])).collect();
+        let mut elements = Vec::with_capacity(points.len());
         let mut vertices = Vec::with_capacity(points.len());
         let mut weights = Vec::with_capacity(points.len());
         for &p in points {
@@ -192,10 +197,11 @@ impl Embedding {
                 }
             }
             let (k, b) = best.map_or((0, [1.0, 0.0, 0.0, 0.0]), |(_, k, b)| (k, b));
+            elements.push(k as u32);
             vertices.push(tets.get(k).copied().unwrap_or([0; 4]));
             weights.push(b);
         }
-        Embedding::Volume { vertices, weights }
+        Embedding::Volume { elements, vertices, weights }
     }
 
     /// Embeds `points` in the triangle mesh (`sim`, `triangles`): the nearest triangle,
@@ -203,6 +209,7 @@ impl Embedding {
     /// along its normal.
     pub fn surface(sim: &[Vec3], triangles: &[[u32; 3]], points: &[Vec3]) -> Embedding {
         let corners: Vec<[Vec3; 3]> = triangles.iter().map(|t| t.map(|i| sim[i as usize])).collect();
+        let mut elements = Vec::with_capacity(points.len());
         let mut vertices = Vec::with_capacity(points.len());
         let mut weights = Vec::with_capacity(points.len());
         let mut offsets = Vec::with_capacity(points.len());
@@ -215,6 +222,7 @@ impl Embedding {
                 }
             }
             let Some((_, k)) = best else {
+                elements.push(0);
                 vertices.push([0; 3]);
                 weights.push([1.0, 0.0, 0.0]);
                 offsets.push(0.0);
@@ -236,11 +244,39 @@ impl Embedding {
             } else {
                 closest_on_triangle(t, p)
             };
+            elements.push(k as u32);
             vertices.push(triangles[k]);
             weights.push(b);
             offsets.push(offset);
         }
-        Embedding::Surface { triangles: triangles.to_vec(), vertices, weights, offsets }
+        Embedding::Surface { triangles: triangles.to_vec(), elements, vertices, weights, offsets }
+    }
+
+    /// Follows a change of the simulation mesh's topology (tearing re-indexes elements
+    /// onto split vertices; element count and order stay): each point keeps its element
+    /// and weights and takes the element's current vertices, so an embedded mesh follows
+    /// the piece its element ends up in. `triangles` are the surface body's triangles,
+    /// `tets` the volume body's tetrahedra; the other is ignored.
+    pub fn follow_topology(&mut self, triangles: &[[u32; 3]], tets: &[[u32; 4]]) {
+        match self {
+            Embedding::Volume { elements, vertices, .. } => {
+                for (v, &e) in vertices.iter_mut().zip(elements.iter()) {
+                    if let Some(t) = tets.get(e as usize) {
+                        *v = *t;
+                    }
+                }
+            }
+            Embedding::Surface { triangles: own, elements, vertices, .. } => {
+                if own.len() == triangles.len() {
+                    own.copy_from_slice(triangles);
+                }
+                for (v, &e) in vertices.iter_mut().zip(elements.iter()) {
+                    if let Some(t) = triangles.get(e as usize) {
+                        *v = *t;
+                    }
+                }
+            }
+        }
     }
 
     /// Number of embedded points.
@@ -261,7 +297,7 @@ impl Embedding {
     pub fn apply(&self, sim: &[Vec3], out: &mut Vec<Vec3>) {
         out.clear();
         match self {
-            Embedding::Volume { vertices, weights } => {
+            Embedding::Volume { vertices, weights, .. } => {
                 out.extend(
                     vertices
                         .iter()
@@ -269,7 +305,7 @@ impl Embedding {
                         .map(|(v, b)| v.iter().zip(b).map(|(&i, &w)| sim[i as usize] * w).sum::<Vec3>()),
                 );
             }
-            Embedding::Surface { triangles, vertices, weights, offsets } => {
+            Embedding::Surface { triangles, vertices, weights, offsets, .. } => {
                 let normals = triangle_vertex_normals(sim, triangles);
                 out.extend(vertices.iter().zip(weights).zip(offsets).map(|((v, b), &d)| {
                     let base = blend3(v.map(|i| sim[i as usize]), *b);
@@ -285,7 +321,7 @@ impl Embedding {
     pub fn apply_velocities(&self, vel: &[Vec3], out: &mut Vec<Vec3>) {
         out.clear();
         match self {
-            Embedding::Volume { vertices, weights } => {
+            Embedding::Volume { vertices, weights, .. } => {
                 out.extend(
                     vertices
                         .iter()
@@ -352,5 +388,22 @@ mod tests {
         let pts = [Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
         let n = polygon_vertex_normals(&pts, &[4], &[0, 1, 2, 3]);
         assert!(n.iter().all(|v| v.distance(Vec3::Z) < 1e-6), "{n:?}");
+    }
+
+    #[test]
+    fn an_embedded_point_follows_its_triangle_onto_a_torn_piece() {
+        // Two triangles sharing the edge 0–2; a point above the second one.
+        let sim = [Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
+        let tris = [[0, 1, 2], [0, 2, 3]];
+        let p = Vec3::new(0.2, 0.6, 0.1);
+        let mut e = Embedding::surface(&sim, &tris, &[p]);
+        // The second triangle tears off onto copies 4 (of 0) and 5 (of 2), which move away.
+        let torn = [[0, 1, 2], [4, 5, 3]];
+        let offset = Vec3::new(-1.0, 0.0, 0.0);
+        let moved = [sim[0], sim[1], sim[2], sim[3] + offset, sim[0] + offset, sim[2] + offset];
+        e.follow_topology(&torn, &[]);
+        let mut out = Vec::new();
+        e.apply(&moved, &mut out);
+        assert!(out[0].distance(p + offset) < 1e-5, "{} vs {}", out[0], p + offset);
     }
 }

@@ -12,22 +12,17 @@ use glam::Vec3;
 /// Masses of a body's vertices, in stage mass units.
 pub fn vertex_masses(body: &Body) -> Vec<f32> {
     let mut m = vec![0.0f32; body.positions.len()];
-    let rest = |e: &[u32; 4], k: usize| body.rest_points[e[k] as usize];
+    let corner = element_corner_masses(body);
     match body.kind {
         BodyKind::Volume => {
-            for (i, (tet, re)) in body.tets.iter().zip(&body.rest_elements).enumerate() {
-                let vol = signed_volume([rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)]).abs();
-                let share = body.element_material(i).density * vol / 4.0;
+            for (tet, &share) in body.tets.iter().zip(&corner) {
                 for &v in tet {
                     m[v as usize] += share;
                 }
             }
         }
         BodyKind::Surface => {
-            for (i, (tri, re)) in body.triangles.iter().zip(&body.rest_elements).enumerate() {
-                let area = 0.5 * (rest(re, 1) - rest(re, 0)).cross(rest(re, 2) - rest(re, 0)).length();
-                let mat = body.element_material(i);
-                let share = mat.density * area * mat.thickness / 3.0;
+            for (tri, &share) in body.triangles.iter().zip(&corner) {
                 for &v in tri {
                     m[v as usize] += share;
                 }
@@ -52,6 +47,29 @@ pub fn vertex_masses(body: &Body) -> Vec<f32> {
         }
     }
     m
+}
+
+/// The mass each element gives each of its corners: density × rest volume / 4 for a
+/// tet, density × rest area × thickness / 3 for a triangle.
+pub fn element_corner_masses(body: &Body) -> Vec<f32> {
+    let rest = |e: &[u32; 4], k: usize| body.rest_points[e[k] as usize];
+    body.rest_elements
+        .iter()
+        .enumerate()
+        .map(|(i, re)| {
+            let mat = body.element_material(i);
+            match body.kind {
+                BodyKind::Volume => {
+                    let vol = signed_volume([rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)]).abs();
+                    mat.density * vol / 4.0
+                }
+                BodyKind::Surface => {
+                    let area = 0.5 * (rest(re, 1) - rest(re, 0)).cross(rest(re, 2) - rest(re, 0)).length();
+                    mat.density * area * mat.thickness / 3.0
+                }
+            }
+        })
+        .collect()
 }
 
 /// Centre of mass of points with the given masses.

@@ -27,6 +27,8 @@ use glam::Vec3;
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod tear;
+
 /// Time-stepping settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
@@ -136,8 +138,10 @@ pub struct Solver {
     sleeping: Vec<Option<Vec<f32>>>,
     /// Kinematic bodies: index and the frame's target positions, if set.
     kinematic: Vec<Kinematic>,
-    /// The input bodies, their topology kept current as they tear (local indices).
-    input: Vec<Body>,
+    /// The input scene, its bodies' topology kept current as they tear (local indices).
+    input: Scene,
+    /// Per body: its tearing data, `None` when it cannot tear.
+    tearing: Vec<Option<tear::Tearing>>,
     /// Per body: how many times its topology has changed (tearing).
     topology_version: Vec<u32>,
     /// Things the user should know about the run (e.g. a step beyond a stable limit).
@@ -360,8 +364,10 @@ impl Solver {
         let mut body_tet_start = Vec::new();
         let mut membranes = Vec::new();
         let mut hinges = Vec::new();
+        let mut tearing = Vec::new();
         for body in &scene.bodies {
             validate(body)?;
+            let mut tears = tear::Tearing::new(body);
             body_tet_start.push(tets.len());
             let base = x.len();
             let n = body.positions.len();
@@ -403,6 +409,9 @@ impl Solver {
                         let re = &body.rest_elements[t];
                         [rest(re, 0), rest(re, 1), rest(re, 2)]
                     };
+                    if let Some(t) = tears.as_mut() {
+                        t.tri_start = Some(membranes.len());
+                    }
                     for (i, tri) in body.triangles.iter().enumerate() {
                         let r = rest_tri(i);
                         let em = body.element_material(i);
@@ -417,11 +426,22 @@ impl Solver {
                         })?;
                         membranes.push(t);
                     }
-                    hinges.extend(bending::build(body, base as u32));
+                    hinges.extend(bending::build(body, base as u32).into_iter().map(|(h, t)| (h, t, tearing.len())));
                 }
             }
+            if let Some(t) = tears.as_mut() {
+                // Spare slots after the body's own vertices for the copies tearing makes.
+                let spare = tear::Tearing::slots(body.triangles.len()).saturating_sub(n);
+                x.extend(std::iter::repeat_n(Vec3::ZERO, spare));
+                v.extend(std::iter::repeat_n(Vec3::ZERO, spare));
+                m.extend(std::iter::repeat_n(0.0, spare));
+                contact_params.extend(std::iter::repeat_n(params, spare));
+                t.slots_end = x.len();
+            }
+            tearing.push(tears);
         }
-        let mut w: Vec<f32> = m.iter().map(|&mi| 1.0 / mi).collect();
+        // Spare slots have no mass and stay immovable until a tear gives them some.
+        let mut w: Vec<f32> = m.iter().map(|&mi| if mi > 0.0 { 1.0 / mi } else { 0.0 }).collect();
         let mut soft_pins = Vec::new();
         for (k, pin) in scene.pins.iter().enumerate() {
             let Some(range) = ranges.get(pin.body) else {
@@ -492,7 +512,15 @@ impl Solver {
             Surfaces::new(&scene, &ranges, settings.contact_offset, settings.deformable_contact, self_contact);
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
-        let (soft_hinges, hinges): (Vec<Hinge>, Vec<Hinge>) = hinges.into_iter().partition(|h| is_soft(h, &x, &w, dt));
+        let (mut soft_hinges, mut stiff_hinges) = (Vec::new(), Vec::new());
+        for (h, triangles, b) in hinges {
+            let soft = is_soft(&h, &x, &w, dt);
+            let set: &mut Vec<Hinge> = if soft { &mut soft_hinges } else { &mut stiff_hinges };
+            if let Some(t) = tearing[b].as_mut() {
+                t.hinges.push(tear::HingeRef { soft, index: set.len() as u32, triangles });
+            }
+            set.push(h);
+        }
         let tets = Coloured::new(tets, |t| t.v, vertex_count);
         let tet_plastic = if plastic_tets.iter().any(Option::is_some) {
             tets.order.iter().map(|&i| plastic_tets[i]).collect()
@@ -512,7 +540,7 @@ impl Solver {
             tet_plastic,
             body_tet_start,
             membranes: Coloured::new(membranes, |t| t.v, vertex_count),
-            hinges: Coloured::new(hinges, |h| h.v, vertex_count),
+            hinges: Coloured::new(stiff_hinges, |h| h.v, vertex_count),
             soft_hinges: Coloured::new(soft_hinges, |h| h.v, vertex_count),
             pin_lambda: vec![0.0; soft_pins.len()],
             soft_pins,
@@ -531,7 +559,8 @@ impl Solver {
             sleeping,
             kinematic,
             topology_version: vec![0; scene.bodies.len()],
-            input: scene.bodies,
+            input: scene,
+            tearing,
             warnings: Vec::new(),
         })
     }
@@ -728,6 +757,9 @@ impl Solver {
             }
         });
         self.plastic_flow();
+        if self.tearing.iter().any(Option::is_some) {
+            self.tear();
+        }
     }
 
     /// One plastic flow step on every tet of a plastic material (see
@@ -829,12 +861,12 @@ impl Solver {
     /// Tearing re-indexes them onto split vertices; the triangle count and order never
     /// change.
     pub fn triangles(&self, body: usize) -> &[[u32; 3]] {
-        &self.input[body].triangles
+        &self.input.bodies[body].triangles
     }
 
     /// Body `body`'s current tetrahedra (local vertex indices; empty for surface bodies).
     pub fn tets(&self, body: usize) -> &[[u32; 4]] {
-        &self.input[body].tets
+        &self.input.bodies[body].tets
     }
 
     /// How many times body `body`'s topology has changed (each tear event counts one):
@@ -846,7 +878,7 @@ impl Solver {
     /// Body `body`'s current rest shape: the authored one, or where plastic flow has
     /// moved it.
     pub fn rest_shape(&self, body: usize) -> RestShape {
-        let b = &self.input[body];
+        let b = &self.input.bodies[body];
         RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() }
     }
 
@@ -854,13 +886,13 @@ impl Solver {
     /// triangles, in the schema's `restAdjTriPairs` / `restBendAngles` form (surface
     /// bodies; empty otherwise).
     pub fn rest_bend_angles(&self, body: usize) -> Vec<([u32; 2], f32)> {
-        self.input[body].bend_overrides.clone()
+        self.input.bodies[body].bend_overrides.clone()
     }
 
     /// Whether body `body`'s rest shape or rest angles can change during the run
     /// (plastic), so that they are part of the state to write back.
     pub fn rest_is_state(&self, body: usize) -> bool {
-        let b = &self.input[body];
+        let b = &self.input.bodies[body];
         b.plastic.is_some() || b.material_plastic.iter().any(Option::is_some)
     }
 
@@ -917,7 +949,7 @@ impl Solver {
         let per_substep = per_iteration * self.settings.iterations as u64 + self.soft_hinges.items.len() as u64;
         SolverStats {
             bodies: self.bodies.len(),
-            vertices: self.x.len(),
+            vertices: self.bodies.iter().map(Range::len).sum(),
             tets: self.tets.items.len(),
             triangles: self.membranes.items.len(),
             hinges: self.hinges.items.len() + self.soft_hinges.items.len(),

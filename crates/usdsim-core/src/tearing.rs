@@ -113,6 +113,47 @@ pub fn split_along(triangles: &[[u32; 3]], vertex_count: usize, broken: &HashSet
     Split { triangles: out, origin }
 }
 
+/// Splits vertex `v` of `triangles` in two: the triangles for which `moves(t)` is true
+/// get a new copy of `v` (appended as vertex `vertex_count`), the others keep it. Returns
+/// `None` when either side would be empty (nothing to separate).
+///
+/// This is how a broken edge `(a, b)` separates its ends: `a` is split by the plane
+/// through it perpendicular to the edge, the triangles on `b`'s side taking the copy, so
+/// the crack runs across the over-stretched edge as it does across a broken link in the
+/// article's spring network.
+pub fn split_vertex(
+    triangles: &[[u32; 3]],
+    vertex_count: usize,
+    v: u32,
+    moves: impl Fn(usize) -> bool,
+) -> Option<Split> {
+    let (mut stay, mut go) = (0usize, 0usize);
+    for (t, tri) in triangles.iter().enumerate() {
+        if tri.contains(&v) {
+            if moves(t) {
+                go += 1;
+            } else {
+                stay += 1;
+            }
+        }
+    }
+    if stay == 0 || go == 0 {
+        return None;
+    }
+    let copy = vertex_count as u32;
+    let mut out = triangles.to_vec();
+    for (t, tri) in out.iter_mut().enumerate() {
+        if tri.contains(&v) && moves(t) {
+            for corner in tri.iter_mut().filter(|c| **c == v) {
+                *corner = copy;
+            }
+        }
+    }
+    let mut origin: Vec<u32> = (0..vertex_count as u32).collect();
+    origin.push(v);
+    Some(Split { triangles: out, origin })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +204,16 @@ mod tests {
         let first: HashSet<u32> = [split.triangles[0], split.triangles[3]].iter().flatten().copied().collect();
         let second: HashSet<u32> = [split.triangles[1], split.triangles[2]].iter().flatten().copied().collect();
         assert!(first.is_disjoint(&second), "{first:?} / {second:?}");
+    }
+
+    #[test]
+    fn splitting_a_vertex_moves_one_side_onto_a_copy() {
+        let split = split_vertex(&strip(), 6, 1, |t| t >= 2).unwrap();
+        assert_eq!(split.origin, vec![0, 1, 2, 3, 4, 5, 1]);
+        assert_eq!(split.triangles, vec![[0, 1, 4], [0, 4, 3], [6, 2, 5], [6, 5, 4]]);
+        // Everything on one side: nothing to split.
+        assert_eq!(split_vertex(&strip(), 6, 1, |_| true), None);
+        assert_eq!(split_vertex(&strip(), 6, 1, |_| false), None);
     }
 
     #[test]

@@ -196,7 +196,7 @@ fn embedded_points_follow_a_dropped_body() {
     }
     let mut out = Vec::new();
     embedding.apply(solver.positions(0), &mut out);
-    let Embedding::Volume { vertices, weights } = &embedding else { panic!("volume embedding expected") };
+    let Embedding::Volume { vertices, weights, .. } = &embedding else { panic!("volume embedding expected") };
     let x = solver.positions(0);
     for ((p, v), w) in out.iter().zip(vertices).zip(weights) {
         assert!(w.iter().all(|&b| b >= -1e-5), "inside points have non-negative weights");

@@ -174,7 +174,7 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     }
     // Each written point is the barycentric interpolation of the simulated vertices.
     let embedding = Embedding::new(&imp.scene.bodies[0], bind);
-    let Embedding::Volume { vertices, weights } = &embedding else { panic!() };
+    let Embedding::Volume { vertices, weights, .. } = &embedding else { panic!() };
     let x = solver.positions(0);
     for ((p, v), w) in end.iter().zip(vertices).zip(weights) {
         let expected: Vec3 = v.iter().zip(w).map(|(&i, &b)| x[i as usize] * b).sum();
