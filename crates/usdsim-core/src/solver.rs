@@ -27,6 +27,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod springs;
 mod tear;
 
 /// Time-stepping settings.
@@ -140,6 +141,12 @@ pub struct Solver {
     kinematic: Vec<Kinematic>,
     /// The input scene, its bodies' topology kept current as they tear (local indices).
     input: Scene,
+    /// Links of spring-model bodies integrated with XPBD.
+    springs: Coloured<springs::SpringLink, f32>,
+    /// Spring-model bodies integrated with a force-based integrator.
+    force_bodies: Vec<springs::ForceBody>,
+    /// Per body: whether it is one of `force_bodies` (skips the generic prediction).
+    force_integrated: Vec<bool>,
     /// Per body: its tearing data, `None` when it cannot tear.
     tearing: Vec<Option<tear::Tearing>>,
     /// Per body: how many times its topology has changed (tearing).
@@ -385,8 +392,10 @@ impl Solver {
             ranges.push(base..base + n);
             let global = |i: u32| i + base as u32;
             let rest = |e: &[u32; 4], k: usize| body.rest_points[e[k] as usize];
-            match body.kind {
-                BodyKind::Volume => {
+            let kind = if body.model == crate::Model::Fem { Some(body.kind) } else { None };
+            match kind {
+                None => {} // spring-model bodies: links are built below
+                Some(BodyKind::Volume) => {
                     for (i, (tet, re)) in body.tets.iter().zip(&body.rest_elements).enumerate() {
                         let r = [rest(re, 0), rest(re, 1), rest(re, 2), rest(re, 3)];
                         let em = body.element_material(i);
@@ -404,7 +413,7 @@ impl Solver {
                         tets.push(t);
                     }
                 }
-                BodyKind::Surface => {
+                Some(BodyKind::Surface) => {
                     let rest_tri = |t: usize| {
                         let re = &body.rest_elements[t];
                         [rest(re, 0), rest(re, 1), rest(re, 2)]
@@ -522,12 +531,20 @@ impl Solver {
             set.push(h);
         }
         let tets = Coloured::new(tets, |t| t.v, vertex_count);
+        let spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
+        let mut force_integrated = vec![false; scene.bodies.len()];
+        for fb in &spring_set.force_bodies {
+            force_integrated[fb.body] = true;
+        }
         let tet_plastic = if plastic_tets.iter().any(Option::is_some) {
             tets.order.iter().map(|&i| plastic_tets[i]).collect()
         } else {
             Vec::new()
         };
-        Ok(Self {
+        let mut solver = Self {
+            springs: Coloured::new(spring_set.constraints, |l| l.v, vertex_count),
+            force_bodies: spring_set.force_bodies,
+            force_integrated,
             settings,
             x_prev: x.clone(),
             x,
@@ -562,7 +579,9 @@ impl Solver {
             input: scene,
             tearing,
             warnings: Vec::new(),
-        })
+        };
+        solver.check_spring_stability();
+        Ok(solver)
     }
 
     /// Advances the simulation by one frame (`settings.substeps` substeps).
@@ -702,7 +721,10 @@ impl Solver {
     /// One substep; `progress` is how far through the frame its end lies (0, 1].
     fn substep(&mut self, step: Step, progress: f32) {
         let dt = step.dt;
-        for (range, &g) in self.bodies.iter().zip(&self.body_gravity) {
+        for (b, (range, &g)) in self.bodies.iter().zip(&self.body_gravity).enumerate() {
+            if self.force_integrated[b] {
+                continue;
+            }
             let r = range.clone();
             (&mut self.x[r.clone()], &mut self.x_prev[r.clone()], &mut self.v[r.clone()], &self.w[r])
                 .into_par_iter()
@@ -715,6 +737,7 @@ impl Solver {
                     }
                 });
         }
+        self.predict_force_bodies(dt);
         for k in &self.kinematic {
             if let Some(target) = &k.target {
                 let range = self.bodies[k.body].clone();
@@ -737,6 +760,7 @@ impl Solver {
         self.membranes.lambda.fill([0.0; 2]);
         self.hinges.lambda.fill(0.0);
         self.soft_hinges.lambda.fill(0.0);
+        self.springs.lambda.fill(0.0);
         self.pin_lambda.fill(0.0);
         self.link_lambda.fill(0.0);
         self.iterate(step);
@@ -756,10 +780,12 @@ impl Solver {
                 *v = (*x - *xp) * inv_dt;
             }
         });
+        self.correct_force_velocities(dt);
         self.plastic_flow();
         if self.tearing.iter().any(Option::is_some) {
             self.tear();
         }
+        self.tear_links();
     }
 
     /// One plastic flow step on every tet of a plastic material (see
@@ -801,6 +827,7 @@ impl Solver {
         let membranes = self.membranes.view();
         let hinges = self.hinges.view();
         let soft_hinges = self.soft_hinges.view();
+        let springs = self.springs.view();
         let pin_lambda = Shared::new(&mut self.pin_lambda);
         let soft_pins = &self.soft_pins;
         let links = &self.links;
@@ -813,7 +840,8 @@ impl Solver {
         let deformable_count = self.deformable_contacts.len();
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
-        let parallel = tets.0.len() + membranes.0.len() + hinges.0.len() + soft_hinges.0.len() >= 2048;
+        let parallel =
+            tets.0.len() + membranes.0.len() + hinges.0.len() + soft_hinges.0.len() + springs.0.len() >= 2048;
         team::run(parallel, |m| {
             for iteration in 0..iterations {
                 // SAFETY (every projection below): within one colour elements share no
@@ -825,6 +853,8 @@ impl Solver {
                 let (items, colours, lambda) = membranes;
                 colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
                 let (items, colours, lambda) = hinges;
+                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                let (items, colours, lambda) = springs;
                 colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
                 if iteration == 0 {
                     let (items, colours, lambda) = soft_hinges;
@@ -945,7 +975,7 @@ impl Solver {
     /// Problem sizes and per-frame projection count.
     pub fn stats(&self) -> SolverStats {
         let per_iteration = 2 * (self.tets.items.len() + self.membranes.items.len()) as u64
-            + (self.hinges.items.len() + self.soft_pins.len()) as u64;
+            + (self.hinges.items.len() + self.soft_pins.len() + self.springs.items.len()) as u64;
         let per_substep = per_iteration * self.settings.iterations as u64 + self.soft_hinges.items.len() as u64;
         SolverStats {
             bodies: self.bodies.len(),

@@ -1,6 +1,7 @@
-//! Tearing inside the solver: broken edges found after a substep, the mesh opened with
-//! [`crate::tearing::split_along`], and every constraint that touched a split vertex moved
-//! onto the copy its element now uses.
+//! Tearing inside the solver: after each substep the most over-stretched edge of a
+//! tearable body breaks, its ends are separated with [`crate::tearing::split_vertex`],
+//! and every constraint that touched the split vertex moves onto the copy its element now
+//! uses.
 //!
 //! The article's criterion (`seeds/ammojs-tearing-plasticity.txt`): an edge longer than
 //! `ratio × rest length` breaks. A body that can tear gets spare vertex slots after its
@@ -73,7 +74,8 @@ impl Tearing {
     /// volume bodies do not tear yet). `slots_end` and the constraint references are
     /// filled in by the solver.
     pub(super) fn new(body: &Body) -> Option<Tearing> {
-        if body.kind != crate::BodyKind::Surface || body.kinematic {
+        // Spring-model bodies tear link by link instead (`springs.rs`).
+        if body.kind != crate::BodyKind::Surface || body.kinematic || body.model != crate::Model::Fem {
             return None;
         }
         let ratio: Vec<f32> =

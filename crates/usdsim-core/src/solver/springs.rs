@@ -1,0 +1,293 @@
+//! The spring-mass-damper model inside the solver (`usdsim:model = "springs"`).
+//!
+//! Links come from the body's mesh ([`crate::spring_mass::link_pairs`]: edges, quad
+//! diagonals, straight-line bend links; a volume body's tets contribute their four faces)
+//! with rest lengths from the rest shape. With the XPBD integrator each link is a
+//! compliant distance constraint, `α = 1/ks` and damping time `kd/ks` (Macklin et al.
+//! 2016), projected with the other constraints. With a force-based integrator
+//! ([`crate::Integrator`]) the body's Hooke and damper forces and gravity advance its
+//! state in the prediction step ([`crate::spring_mass::SpringSystem::step`], double
+//! precision); contacts and attachments then correct positions as for every other body,
+//! and the velocity takes the correction over the integrator's own prediction.
+
+use super::Solver;
+use crate::colouring::Shared;
+use crate::scene::{Body, BodyKind, Springs};
+use crate::spring_mass::{self, SpringSystem};
+use crate::xpbd::{self, Step};
+use crate::Integrator;
+use glam::{DVec3, Vec3};
+
+/// A link as an XPBD distance constraint.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SpringLink {
+    /// Global vertex indices.
+    pub(super) v: [u32; 2],
+    /// Rest length.
+    rest: f32,
+    /// `1 / ks`.
+    compliance: f32,
+    /// `kd / ks`, seconds.
+    damping: f32,
+    /// Breaks beyond this times its rest length (`INFINITY`: never).
+    tear_ratio: f32,
+}
+
+impl SpringLink {
+    /// Projects `C = |x₁ − x₀| − rest`.
+    ///
+    /// # Safety
+    /// No other thread may touch this link's vertices or multiplier (colouring).
+    #[inline]
+    pub(super) unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+        if self.compliance == f32::INFINITY {
+            return; // torn
+        }
+        // SAFETY: exclusive per the contract.
+        let (a, b) = unsafe { (*x.get(self.v[0] as usize), *x.get(self.v[1] as usize)) };
+        let d = b - a;
+        let len = d.length();
+        if len < 1e-12 {
+            return;
+        }
+        let n = d / len;
+        // SAFETY: forwarded contract.
+        unsafe {
+            xpbd::apply(x, x_prev, w, &self.v, &[-n, n], len - self.rest, self.compliance, self.damping, lambda, step)
+        };
+    }
+}
+
+/// Per-vertex rest positions of `body`: each vertex at its place in the first element's
+/// rest shape that uses it (the initial position when no element does).
+fn rest_positions(body: &Body) -> Vec<DVec3> {
+    let mut out: Vec<Option<DVec3>> = vec![None; body.positions.len()];
+    let corners = |e: usize| -> Vec<u32> {
+        match body.kind {
+            BodyKind::Volume => body.tets[e].to_vec(),
+            BodyKind::Surface => body.triangles[e].to_vec(),
+        }
+    };
+    for (e, re) in body.rest_elements.iter().enumerate() {
+        for (k, v) in corners(e).into_iter().enumerate() {
+            out[v as usize].get_or_insert(body.rest_points[re[k] as usize].as_dvec3());
+        }
+    }
+    out.iter().zip(&body.positions).map(|(r, p)| r.unwrap_or(p.as_dvec3())).collect()
+}
+
+/// The triangles links are built from: a surface's own, a volume's tet faces.
+fn link_triangles(body: &Body) -> Vec<[u32; 3]> {
+    match body.kind {
+        BodyKind::Surface => body.triangles.clone(),
+        BodyKind::Volume => body
+            .tets
+            .iter()
+            .flat_map(|t| [[t[0], t[1], t[2]], [t[0], t[1], t[3]], [t[0], t[2], t[3]], [t[1], t[2], t[3]]])
+            .collect(),
+    }
+}
+
+/// The links of `body` with body-local ends, in double precision: `ks` from `springs`
+/// or, when 0, from the material (`E·h` per surface link, `E·L` per volume link of rest
+/// length `L`: the stiffness of a square or cubic lattice of such links).
+pub(super) fn links(body: &Body, springs: &Springs) -> Vec<spring_mass::Link> {
+    let rest = rest_positions(body);
+    let pairs = spring_mass::link_pairs(&rest, &link_triangles(body), springs.links);
+    let m = &body.material;
+    pairs
+        .into_iter()
+        .map(|ends| {
+            let len = rest[ends[0] as usize].distance(rest[ends[1] as usize]);
+            let derived = match body.kind {
+                BodyKind::Surface => (m.youngs_modulus * m.thickness) as f64,
+                BodyKind::Volume => m.youngs_modulus as f64 * len,
+            };
+            let stiffness = if springs.stiffness > 0.0 { springs.stiffness as f64 } else { derived };
+            spring_mass::Link { ends, rest: len, stiffness, damping: springs.damping as f64 }
+        })
+        .filter(|l| l.rest > 0.0 && l.stiffness > 0.0)
+        .collect()
+}
+
+/// The XPBD form of `links`, vertex indices offset by `base`, tearing beyond
+/// `tear_ratio` (`INFINITY`: never).
+pub(super) fn constraints(links: &[spring_mass::Link], base: u32, tear_ratio: f32) -> Vec<SpringLink> {
+    links
+        .iter()
+        .map(|l| SpringLink {
+            v: l.ends.map(|e| e + base),
+            rest: l.rest as f32,
+            compliance: (1.0 / l.stiffness) as f32,
+            damping: (l.damping / l.stiffness) as f32,
+            tear_ratio,
+        })
+        .collect()
+}
+
+/// A body advanced by a force-based integrator.
+pub(super) struct ForceBody {
+    /// Index of the body.
+    pub(super) body: usize,
+    /// Its particles and links (state refreshed from the solver every substep).
+    system: SpringSystem,
+    /// Per vertex: `x_prev + v·dt − x_pred` after the prediction, so that the velocity
+    /// update can be corrected to `v + (x − x_pred)/dt`.
+    offset: Vec<Vec3>,
+    /// Links break beyond this times their rest length (`None`: never).
+    tear_ratio: Option<f32>,
+    /// Number of links before any broke.
+    initial_links: usize,
+}
+
+impl ForceBody {
+    /// A force-integrated body with body-local `links`.
+    pub(super) fn new(body: usize, links: Vec<spring_mass::Link>, n: usize, tear_ratio: Option<f32>) -> Self {
+        let initial_links = links.len();
+        let system = SpringSystem {
+            x: vec![DVec3::ZERO; n],
+            v: vec![DVec3::ZERO; n],
+            mass: vec![0.0; n],
+            links,
+            gravity: DVec3::ZERO,
+        };
+        Self { body, system, offset: vec![Vec3::ZERO; n], tear_ratio, initial_links }
+    }
+
+    /// The largest substep `integrator` is stable at for this body's stiffest link
+    /// (explicit Euler: `kd/ks`, which is zero without damping), given masses `mass`
+    /// and inverse masses `w` (zero: fixed).
+    fn stable_step(&mut self, integrator: spring_mass::Integrator, mass: &[f32], w: &[f32]) -> f64 {
+        for (k, (m, &wi)) in self.system.mass.iter_mut().zip(mass.iter().zip(w)) {
+            *k = if wi > 0.0 { *m as f64 } else { 0.0 };
+        }
+        match integrator {
+            spring_mass::Integrator::ExplicitEuler => {
+                self.system.links.iter().map(|l| l.damping / l.stiffness).fold(f64::INFINITY, f64::min)
+            }
+            _ => self.system.stable_step(integrator).unwrap_or(0.0),
+        }
+    }
+}
+
+/// Spring-model bodies of a scene: XPBD links, force-integrated bodies and warnings.
+pub(super) struct Built {
+    /// Links of XPBD-integrated bodies (global indices).
+    pub(super) constraints: Vec<SpringLink>,
+    /// Force-integrated bodies.
+    pub(super) force_bodies: Vec<ForceBody>,
+}
+
+/// Collects the spring-model bodies' links; `ranges` are the bodies' vertex ranges.
+pub(super) fn build(bodies: &[Body], ranges: &[std::ops::Range<usize>], integrator: Integrator) -> Built {
+    let mut built = Built { constraints: Vec::new(), force_bodies: Vec::new() };
+    for (b, body) in bodies.iter().enumerate() {
+        let crate::Model::Springs(springs) = body.model else { continue };
+        let links = links(body, &springs);
+        // Links tear with the body's material (the article breaks links, it does not cut
+        // elements); the mesh written back keeps its topology.
+        let tear = body.tear_ratio;
+        match integrator.force_based() {
+            None => {
+                built.constraints.extend(constraints(&links, ranges[b].start as u32, tear.unwrap_or(f32::INFINITY)))
+            }
+            Some(_) => built.force_bodies.push(ForceBody::new(b, links, ranges[b].len(), tear)),
+        }
+    }
+    built
+}
+
+impl Solver {
+    /// Warnings for force-integrated bodies whose substep exceeds the stable step of
+    /// their stiffest link.
+    pub(super) fn check_spring_stability(&mut self) {
+        let Some(integrator) = self.settings.integrator.force_based() else { return };
+        let dt = (self.settings.frame_dt / self.settings.substeps as f32) as f64;
+        for k in 0..self.force_bodies.len() {
+            let b = self.force_bodies[k].body;
+            let range = self.bodies[b].clone();
+            let limit = self.force_bodies[k].stable_step(integrator, &self.mass[range.clone()], &self.w[range]);
+            if dt > limit {
+                let name = &self.input.bodies[b].name;
+                let what = match integrator {
+                    spring_mass::Integrator::ExplicitEuler => "explicit Euler (stable below kd/ks)",
+                    spring_mass::Integrator::SymplecticEuler => "symplectic Euler (stable for ω·dt < 2)",
+                    spring_mass::Integrator::Rk4 => "RK4 (stable for ω·dt < 2√2)",
+                };
+                let advice = if limit > 0.0 {
+                    let substeps = (self.settings.frame_dt as f64 / limit).ceil();
+                    format!("use at least --substeps {substeps}, or the xpbd integrator")
+                } else {
+                    "add spring damping or use the xpbd integrator".to_string()
+                };
+                self.warnings.push(format!(
+                    "{name}: the substep of {:.3} ms exceeds the stable step of its stiffest spring for {what}, {:.3} ms; {advice}",
+                    dt * 1e3,
+                    limit * 1e3
+                ));
+            }
+        }
+    }
+
+    /// Advances the force-integrated bodies over the substep's prediction: forces,
+    /// gravity and the chosen integrator instead of `x += v·dt`.
+    pub(super) fn predict_force_bodies(&mut self, dt: f32) {
+        let Some(integrator) = self.settings.integrator.force_based() else { return };
+        for fb in &mut self.force_bodies {
+            let range = self.bodies[fb.body].clone();
+            let s = &mut fb.system;
+            s.gravity = self.body_gravity[fb.body].as_dvec3();
+            for (k, i) in range.clone().enumerate() {
+                self.x_prev[i] = self.x[i];
+                s.x[k] = self.x[i].as_dvec3();
+                s.v[k] = self.v[i].as_dvec3();
+                s.mass[k] = if self.w[i] > 0.0 { self.mass[i] as f64 } else { 0.0 };
+            }
+            if let Some(ratio) = fb.tear_ratio {
+                spring_mass::tear_links(&mut s.links, &s.x, ratio as f64);
+            }
+            s.step(integrator, dt as f64);
+            for (k, i) in range.enumerate() {
+                if self.w[i] > 0.0 {
+                    let (x, v) = (s.x[k].as_vec3(), s.v[k].as_vec3());
+                    self.x[i] = x;
+                    self.v[i] = v;
+                    fb.offset[k] = self.x_prev[i] + v * dt - x;
+                }
+            }
+        }
+    }
+
+    /// Breaks XPBD links stretched beyond their tear ratio (the article's criterion), after
+    /// a substep. A broken link stays in place, switched off.
+    pub(super) fn tear_links(&mut self) {
+        let x = &self.x;
+        for link in &mut self.springs.items {
+            if link.tear_ratio.is_finite() && link.compliance.is_finite() {
+                let len = x[link.v[0] as usize].distance(x[link.v[1] as usize]);
+                if len > link.tear_ratio * link.rest {
+                    link.compliance = f32::INFINITY;
+                }
+            }
+        }
+    }
+
+    /// How many spring links have broken (XPBD and force-integrated bodies together).
+    pub fn broken_links(&self) -> usize {
+        let xpbd = self.springs.items.iter().filter(|l| l.compliance == f32::INFINITY).count();
+        xpbd + self.force_bodies.iter().map(|f| f.initial_links - f.system.links.len()).sum::<usize>()
+    }
+
+    /// Corrects the force-integrated bodies' velocities after the generic update
+    /// (`v += (x − (x_prev + v·dt))/dt`) to `v + (x − x_pred)/dt`.
+    pub(super) fn correct_force_velocities(&mut self, dt: f32) {
+        for fb in &self.force_bodies {
+            let range = self.bodies[fb.body].clone();
+            for (k, i) in range.enumerate() {
+                if self.w[i] > 0.0 {
+                    self.v[i] += fb.offset[k] / dt;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The spring-mass-damper model inside the solver, against the damped oscillator: a mass
+//! hung between two fixed points by two springs at 45°, displaced vertically. For small
+//! motion its vertical stiffness is `2·ks·sin²θ = ks` and its damping `2·kd·sin²θ = kd`,
+//! so `ω = √(ks/m)` and the energy decays as `exp(−kd·t/m)`.
+
+use glam::Vec3;
+use usdsim_core::{
+    spring_mass::LinkKinds, Body, BodyKind, Integrator, Material, Model, Pin, Scene, Settings, Solver, Springs,
+};
+
+const KS: f32 = 100.0;
+const MASS: f32 = 0.5;
+
+fn oscillator(kd: f32, displacement: f32, tear_ratio: Option<f32>) -> Scene {
+    let points = vec![Vec3::new(-0.5, 0.0, 0.0), Vec3::new(0.5, 0.0, 0.0), Vec3::new(0.0, -0.5 - displacement, 0.0)];
+    let mut body = Body::new("/bob", BodyKind::Surface, points.clone(), Material::elastic(1e5, 0.3, 200.0));
+    body.rest_points = vec![Vec3::new(-0.5, 0.0, 0.0), Vec3::new(0.5, 0.0, 0.0), Vec3::new(0.0, -0.5, 0.0)];
+    body.triangles = vec![[0, 2, 1]];
+    body.rest_elements = vec![[0, 2, 1, 0]];
+    body.point_masses = vec![1.0, 1.0, MASS];
+    body.model = Model::Springs(Springs {
+        stiffness: KS,
+        damping: kd,
+        links: LinkKinds { structural: true, shear: false, bend: false },
+    });
+    body.tear_ratio = tear_ratio;
+    let pins =
+        (0..2).map(|v| Pin { body: 0, vertex: v, target: points[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
+    Scene { bodies: vec![body], pins: pins.collect(), ..Scene::default() }
+}
+
+fn settings(integrator: Integrator) -> Settings {
+    Settings { integrator, frame_dt: 1.0 / 24.0, substeps: 10, iterations: 10, ..Settings::default() }
+}
+
+/// Runs `frames` frames and returns (times, displacement from equilibrium, energy) at
+/// every frame end, energy being `½mv² + ½·ks·y²`.
+fn run(integrator: Integrator, kd: f32, frames: u32) -> (Solver, Vec<(f32, f32, f32)>) {
+    let mut solver = Solver::new(oscillator(kd, 0.01, None), settings(integrator)).unwrap();
+    let mut out = Vec::new();
+    for f in 1..=frames {
+        solver.step_frame();
+        let y = solver.positions(0)[2].y + 0.5;
+        let v = solver.velocities(0)[2];
+        let e = 0.5 * MASS * v.length_squared() + 0.5 * KS * y * y;
+        out.push((f as f32 / 24.0, y, e));
+    }
+    (solver, out)
+}
+
+/// Mean period from the upward zero crossings (linear interpolation between frames).
+fn period(samples: &[(f32, f32, f32)]) -> f32 {
+    let crossings: Vec<f32> = samples
+        .windows(2)
+        .filter(|w| w[0].1 < 0.0 && w[1].1 >= 0.0)
+        .map(|w| w[0].0 + (w[1].0 - w[0].0) * (-w[0].1) / (w[1].1 - w[0].1))
+        .collect();
+    assert!(crossings.len() >= 4, "only {} crossings", crossings.len());
+    (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f32
+}
+
+#[test]
+fn every_integrator_matches_the_damped_oscillator() {
+    let omega0 = (KS / MASS).sqrt();
+    let kd = 0.5;
+    let zeta = kd / (2.0 * MASS * omega0);
+    let expected_period = std::f32::consts::TAU / (omega0 * (1.0 - zeta * zeta).sqrt());
+    for integrator in [Integrator::Xpbd, Integrator::SymplecticEuler, Integrator::Rk4, Integrator::ExplicitEuler] {
+        let (solver, samples) = run(integrator, kd, 72);
+        let t = period(&samples);
+        assert!(
+            (t - expected_period).abs() < 0.02 * expected_period,
+            "{integrator:?}: period {t} vs {expected_period}"
+        );
+        // Energy decays as exp(−kd·t/m) in the exact solution (up to the ripple of a
+        // lightly damped oscillation). Each integrator changes it per step by the modulus²
+        // of its amplification factor for the linear oscillator, which tells them apart:
+        // explicit Euler |1 + λdt|² = 1 − (kd/m)dt + ω²dt² (adds ω²dt²), XPBD (implicit
+        // Euler in time) 1 / |1 − λdt|² = 1 / (1 + (kd/m)dt + ω²dt²) (removes it),
+        // symplectic Euler and RK4 the exact exp(−(kd/m)dt) to within this tolerance.
+        let e0 = 0.5 * KS * 0.01f32.powi(2);
+        let (time, _, e) = samples[47];
+        let (dt, rate, w2) = (1.0f32 / 240.0, kd / MASS, omega0 * omega0);
+        let per_step = match integrator {
+            Integrator::ExplicitEuler => 1.0 - rate * dt + w2 * dt * dt,
+            Integrator::Xpbd => 1.0 / (1.0 + rate * dt + w2 * dt * dt),
+            _ => (-rate * dt).exp(),
+        };
+        let expected = e0 * per_step.powf(time / dt);
+        assert!((e / expected - 1.0).abs() < 0.15, "{integrator:?}: energy {e} vs {expected} at t = {time}");
+        // The step is well inside every integrator's stable range (kd/ks = 5 ms for
+        // explicit Euler against a 4.2 ms substep).
+        assert!(solver.warnings().is_empty(), "{integrator:?}: {:?}", solver.warnings());
+    }
+}
+
+#[test]
+fn a_step_beyond_the_stable_limit_is_reported() {
+    // ω = √(ks/m) ≈ 14.1 rad/s for the bob, but the stiffest link's ω counts the pinned
+    // end as immovable, so ω·dt at one substep of 1/24 s is ≈ 0.6 — stable; a link 100×
+    // stiffer makes it ≈ 5.9, beyond symplectic Euler's 2 and RK4's 2√2.
+    for integrator in [Integrator::SymplecticEuler, Integrator::Rk4] {
+        let mut scene = oscillator(0.0, 0.01, None);
+        if let Model::Springs(s) = &mut scene.bodies[0].model {
+            s.stiffness = 100.0 * KS;
+        }
+        let coarse = Settings { substeps: 1, ..settings(integrator) };
+        let solver = Solver::new(scene.clone(), coarse).unwrap();
+        assert_eq!(solver.warnings().len(), 1, "{integrator:?}");
+        assert!(
+            solver.warnings()[0].contains("/bob") && solver.warnings()[0].contains("--substeps"),
+            "{:?}",
+            solver.warnings()
+        );
+        let fine = Settings { substeps: 20, ..settings(integrator) };
+        assert!(Solver::new(scene, fine).unwrap().warnings().is_empty(), "{integrator:?} at 20 substeps");
+    }
+    // Explicit Euler is unstable for any step without damping.
+    let solver = Solver::new(oscillator(0.0, 0.01, None), settings(Integrator::ExplicitEuler)).unwrap();
+    assert!(solver.warnings()[0].contains("damping"), "{:?}", solver.warnings());
+    // XPBD is unconditionally stable: no warning even for a very stiff link.
+    assert!(Solver::new(oscillator(0.0, 0.01, None), settings(Integrator::Xpbd)).unwrap().warnings().is_empty());
+}
+
+#[test]
+fn links_tear_beyond_their_ratio_and_not_below() {
+    // The bob released 0.3 m below equilibrium stretches each link to 1.33 times its
+    // rest length at the start, the most it ever gets: links with a tear ratio of 1.4
+    // hold, links with 1.25 break.
+    for integrator in [Integrator::Xpbd, Integrator::SymplecticEuler] {
+        let hold = |ratio: f32| {
+            let mut solver = Solver::new(oscillator(0.0, 0.3, Some(ratio)), settings(integrator)).unwrap();
+            for _ in 0..12 {
+                solver.step_frame();
+            }
+            solver.broken_links()
+        };
+        assert_eq!(hold(1.4), 0, "{integrator:?}");
+        assert!(hold(1.25) > 0, "{integrator:?}");
+    }
+}
