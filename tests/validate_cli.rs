@@ -104,3 +104,47 @@ fn run_prints_validation_warnings_and_continues() {
     assert_eq!(quiet.code, Some(0));
     assert!(!quiet.stderr.contains("DB501"), "{}", quiet.stderr);
 }
+
+#[test]
+fn usdsim_extension_values_fail_with_the_importers_wording() {
+    let file = invalid("DB601_tear_ratio_one.usda");
+    let outcome = usdsim(["validate".as_ref(), file.as_os_str()]);
+    assert_eq!(outcome.code, Some(1), "{}", outcome.stdout);
+    for needle in
+        ["error[DB601]", "/World/Jelly.usdsim:tearRatio", "found 1", "tearRatio must be 0 (never tears) or > 1"]
+    {
+        assert!(outcome.stdout.contains(needle), "missing {needle:?} in:\n{}", outcome.stdout);
+    }
+}
+
+#[test]
+fn usdsim_typos_get_a_did_you_mean() {
+    let dir = temp_dir();
+    let input = dir.path().join("typo.usda");
+    let text = std::fs::read_to_string(invalid("DB601_tear_ratio_one.usda"))
+        .unwrap()
+        .replace("usdsim:tearRatio = 1", "usdsim:tearRatoi = 1.8");
+    std::fs::write(&input, text).unwrap();
+    let outcome = usdsim(["validate".as_ref(), input.as_os_str()]);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stdout);
+    assert!(outcome.stdout.contains("warning[DB501]"), "{}", outcome.stdout);
+    assert!(outcome.stdout.contains("did you mean usdsim:tearRatio?"), "{}", outcome.stdout);
+}
+
+#[test]
+fn simulation_owner_and_material_subset_rules_reach_the_cli() {
+    let outcome = usdsim([
+        "validate".as_ref(),
+        "--json".as_ref(),
+        invalid("DB009_owner_not_a_scene.usda").as_os_str(),
+        invalid("DB308_subsets_overlap.usda").as_os_str(),
+    ]);
+    assert_eq!(outcome.code, Some(1), "{}", outcome.stdout);
+    let value: serde_json::Value = serde_json::from_str(&outcome.stdout).expect("stdout is one JSON object");
+    let files = value["files"].as_array().unwrap();
+    assert_eq!(files[0]["diagnostics"][0]["code"], "DB009");
+    assert_eq!(files[0]["diagnostics"][0]["property"], "omniphysics:simulationOwner");
+    assert_eq!(files[1]["errors"], 0);
+    assert_eq!(files[1]["diagnostics"][0]["code"], "DB308");
+    assert_eq!(files[1]["diagnostics"][0]["prim"], "/World/Tet/Hard");
+}

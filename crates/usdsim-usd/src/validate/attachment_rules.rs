@@ -1,6 +1,8 @@
 //! Attachment and element collision filter rules (DB401–DB406): source targets,
 //! index ranges against the source meshes, matching array lengths, constitutive values
-//! and filter group bookkeeping, for the six attachment types of the seed schema.
+//! and filter group bookkeeping, for the six attachment types of the seed schema and
+//! the element collision filter, in both spellings (`OmniPhysics*` prims with
+//! `omniphysics:` attributes, AOUSD `Physics*` prims with `physics:` attributes).
 
 use openusd::sdf;
 
@@ -9,8 +11,12 @@ use super::mesh_rules::check_finite;
 use super::walk::Walk;
 use crate::attribute_values as av;
 
-const SRC: [&str; 2] = ["omniphysics:src0", "omniphysics:src1"];
-const FILTER: &str = "OmniPhysicsElementCollisionFilter";
+/// The two spellings of attachments and filters: prim type prefix and attribute
+/// namespace (`OmniPhysicsVtxVtxAttachment` with `omniphysics:src0`, or the AOUSD
+/// `PhysicsVtxVtxAttachment` with `physics:src0`).
+const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), ("Physics", "physics")];
+/// Prim type of an element collision filter, without its dialect prefix.
+const FILTER: &str = "ElementCollisionFilter";
 
 /// What an index array indexes on its source.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,7 +37,8 @@ impl Elem {
 }
 
 /// One attachment type: its index arrays (attribute, source side, element) and the
-/// arrays that must all have the same length.
+/// arrays that must all have the same length. Type and attribute names are given
+/// without their dialect prefix and namespace.
 struct AttachmentType {
     type_name: &'static str,
     indices: &'static [(&'static str, usize, Elem)],
@@ -40,85 +47,79 @@ struct AttachmentType {
 
 const TYPES: [AttachmentType; 6] = [
     AttachmentType {
-        type_name: "OmniPhysicsVtxVtxAttachment",
-        indices: &[("omniphysics:vtxIndicesSrc0", 0, Elem::Vertex), ("omniphysics:vtxIndicesSrc1", 1, Elem::Vertex)],
-        same_length: &["omniphysics:vtxIndicesSrc0", "omniphysics:vtxIndicesSrc1"],
+        type_name: "VtxVtxAttachment",
+        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("vtxIndicesSrc1", 1, Elem::Vertex)],
+        same_length: &["vtxIndicesSrc0", "vtxIndicesSrc1"],
     },
     AttachmentType {
-        type_name: "OmniPhysicsVtxTriAttachment",
-        indices: &[("omniphysics:vtxIndicesSrc0", 0, Elem::Vertex), ("omniphysics:triIndicesSrc1", 1, Elem::Triangle)],
-        same_length: &["omniphysics:vtxIndicesSrc0", "omniphysics:triIndicesSrc1", "omniphysics:triCoordsSrc1"],
+        type_name: "VtxTriAttachment",
+        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("triIndicesSrc1", 1, Elem::Triangle)],
+        same_length: &["vtxIndicesSrc0", "triIndicesSrc1", "triCoordsSrc1"],
     },
     AttachmentType {
-        type_name: "OmniPhysicsVtxTetAttachment",
-        indices: &[
-            ("omniphysics:vtxIndicesSrc0", 0, Elem::Vertex),
-            ("omniphysics:tetIndicesSrc1", 1, Elem::Tetrahedron),
-        ],
-        same_length: &["omniphysics:vtxIndicesSrc0", "omniphysics:tetIndicesSrc1", "omniphysics:tetCoordsSrc1"],
+        type_name: "VtxTetAttachment",
+        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("tetIndicesSrc1", 1, Elem::Tetrahedron)],
+        same_length: &["vtxIndicesSrc0", "tetIndicesSrc1", "tetCoordsSrc1"],
     },
     AttachmentType {
-        type_name: "OmniPhysicsVtxXformAttachment",
-        indices: &[("omniphysics:vtxIndicesSrc0", 0, Elem::Vertex)],
-        same_length: &["omniphysics:vtxIndicesSrc0", "omniphysics:localPositionsSrc1"],
+        type_name: "VtxXformAttachment",
+        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex)],
+        same_length: &["vtxIndicesSrc0", "localPositionsSrc1"],
     },
     AttachmentType {
-        type_name: "OmniPhysicsTetXformAttachment",
-        indices: &[("omniphysics:tetIndicesSrc0", 0, Elem::Tetrahedron)],
-        same_length: &["omniphysics:tetIndicesSrc0", "omniphysics:tetCoordsSrc0", "omniphysics:localPositionsSrc1"],
+        type_name: "TetXformAttachment",
+        indices: &[("tetIndicesSrc0", 0, Elem::Tetrahedron)],
+        same_length: &["tetIndicesSrc0", "tetCoordsSrc0", "localPositionsSrc1"],
     },
     AttachmentType {
-        type_name: "OmniPhysicsTriTriAttachment",
-        indices: &[
-            ("omniphysics:triIndicesSrc0", 0, Elem::Triangle),
-            ("omniphysics:triIndicesSrc1", 1, Elem::Triangle),
-        ],
-        same_length: &[
-            "omniphysics:triIndicesSrc0",
-            "omniphysics:triCoordsSrc0",
-            "omniphysics:triIndicesSrc1",
-            "omniphysics:triCoordsSrc1",
-        ],
+        type_name: "TriTriAttachment",
+        indices: &[("triIndicesSrc0", 0, Elem::Triangle), ("triIndicesSrc1", 1, Elem::Triangle)],
+        same_length: &["triIndicesSrc0", "triCoordsSrc0", "triIndicesSrc1", "triCoordsSrc1"],
     },
 ];
 
-/// Coordinate and position arrays that must hold finite values.
-const COORDS: [&str; 5] = [
-    "omniphysics:triCoordsSrc0",
-    "omniphysics:triCoordsSrc1",
-    "omniphysics:tetCoordsSrc0",
-    "omniphysics:tetCoordsSrc1",
-    "omniphysics:localPositionsSrc1",
-];
+/// Coordinate and position arrays that must hold finite values (without namespace).
+const COORDS: [&str; 5] = ["triCoordsSrc0", "triCoordsSrc1", "tetCoordsSrc0", "tetCoordsSrc1", "localPositionsSrc1"];
 
-/// Runs the attachment and filter rules.
+/// Runs the attachment and filter rules, for both spellings.
 pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
     for i in 0..walk.prims.len() {
         let type_name = walk.prims[i].type_name.clone();
+        let Some((ns, leaf)) =
+            DIALECTS.iter().find_map(|&(prefix, ns)| type_name.strip_prefix(prefix).map(|leaf| (ns, leaf)))
+        else {
+            continue;
+        };
         let path = walk.prims[i].path.clone();
-        if let Some(kind) = TYPES.iter().find(|t| t.type_name == type_name) {
-            let sources = sources(walk, &path, bodies);
-            check_attachment(walk, &path, kind, &sources);
-        } else if type_name == FILTER {
-            let sources = sources(walk, &path, bodies);
-            check_filter(walk, &path, &sources);
+        if let Some(kind) = TYPES.iter().find(|t| t.type_name == leaf) {
+            let sources = sources(walk, &path, ns, bodies);
+            check_attachment(walk, &path, ns, kind, &sources);
+        } else if leaf == FILTER {
+            let sources = sources(walk, &path, ns, bodies);
+            check_filter(walk, &path, ns, &sources);
         }
     }
 }
 
 /// DB401: the single target of src0 and src1, resolved to the mesh whose elements the
 /// indices refer to (a body prim stands for its simulation mesh).
-fn sources(walk: &mut Walk, prim: &sdf::Path, bodies: &[SoundBody]) -> [Option<sdf::Path>; 2] {
+fn sources(walk: &mut Walk, prim: &sdf::Path, ns: &str, bodies: &[SoundBody]) -> [Option<sdf::Path>; 2] {
     let mut out = [None, None];
-    for (side, rel) in SRC.iter().enumerate() {
-        let targets = walk.targets(prim, rel);
+    for (side, slot) in out.iter_mut().enumerate() {
+        let rel = format!("{ns}:src{side}");
+        let targets = walk.targets(prim, &rel);
         if targets.len() != 1 {
-            walk.report("DB401", prim, Some(rel), format!("has {} targets; expected exactly one", targets.len()));
+            walk.report("DB401", prim, Some(&rel), format!("has {} targets; expected exactly one", targets.len()));
             continue;
         }
         let target = targets[0].clone();
         if !walk.exists(&target) {
-            walk.report("DB401", prim, Some(rel), format!("target {target} does not exist; expected an existing prim"));
+            walk.report(
+                "DB401",
+                prim,
+                Some(&rel),
+                format!("target {target} does not exist; expected an existing prim"),
+            );
             continue;
         }
         let resolved = walk
@@ -126,7 +127,7 @@ fn sources(walk: &mut Walk, prim: &sdf::Path, bodies: &[SoundBody]) -> [Option<s
             .and_then(|t| bodies.iter().find(|b| b.root == t))
             .map(|b| walk.prims[b.sim].path.clone())
             .unwrap_or(target);
-        out[side] = Some(resolved);
+        *slot = Some(resolved);
     }
     out
 }
@@ -157,10 +158,18 @@ fn array_len(walk: &mut Walk, prim: &sdf::Path, name: &str) -> usize {
     }
 }
 
-fn check_attachment(walk: &mut Walk, prim: &sdf::Path, kind: &AttachmentType, sources: &[Option<sdf::Path>; 2]) {
+fn check_attachment(
+    walk: &mut Walk,
+    prim: &sdf::Path,
+    ns: &str,
+    kind: &AttachmentType,
+    sources: &[Option<sdf::Path>; 2],
+) {
+    let attr = |leaf: &str| format!("{ns}:{leaf}");
     // DB402: index ranges.
-    for &(name, side, elem) in kind.indices {
-        let Some(indices) = walk.read(prim, name, av::int_array) else {
+    for &(leaf, side, elem) in kind.indices {
+        let name = attr(leaf);
+        let Some(indices) = walk.read(prim, &name, av::int_array) else {
             continue;
         };
         let Some(source) = &sources[side] else {
@@ -175,7 +184,7 @@ fn check_attachment(walk: &mut Walk, prim: &sdf::Path, kind: &AttachmentType, so
             walk.report(
                 "DB402",
                 prim,
-                Some(name),
+                Some(&name),
                 format!(
                     "index {index} (entry {at}) out of range for the {count} {} of {source}; expected 0..={} ({} bad indices)",
                     elem.word(),
@@ -186,10 +195,18 @@ fn check_attachment(walk: &mut Walk, prim: &sdf::Path, kind: &AttachmentType, so
         }
     }
     // DB403: lengths.
-    let lengths: Vec<(&str, usize)> = kind.same_length.iter().map(|&n| (n, array_len(walk, prim, n))).collect();
-    let (first, expected) = lengths[0];
-    for &(name, len) in &lengths[1..] {
-        if len != expected {
+    let lengths: Vec<(String, usize)> = kind
+        .same_length
+        .iter()
+        .map(|&leaf| {
+            let name = attr(leaf);
+            let len = array_len(walk, prim, &name);
+            (name, len)
+        })
+        .collect();
+    let (first, expected) = (&lengths[0].0, lengths[0].1);
+    for (name, len) in &lengths[1..] {
+        if *len != expected {
             walk.report(
                 "DB403",
                 prim,
@@ -199,45 +216,43 @@ fn check_attachment(walk: &mut Walk, prim: &sdf::Path, kind: &AttachmentType, so
         }
     }
     // DB104: finite coordinates; DB404: non-negative stiffness and damping.
-    for name in COORDS {
-        if let Some(values) = walk.read(prim, name, av::vec3_array) {
-            check_finite(walk, prim, name, &values);
+    for leaf in COORDS {
+        let name = attr(leaf);
+        if let Some(values) = walk.read(prim, &name, av::vec3_array) {
+            check_finite(walk, prim, &name, &values);
         }
     }
-    if let Some(k) = walk.read(prim, "omniphysics:stiffness", av::f64_value) {
+    let stiffness = attr("stiffness");
+    if let Some(k) = walk.read(prim, &stiffness, av::f64_value) {
         if k.is_nan() || k < 0.0 {
             walk.report(
                 "DB404",
                 prim,
-                Some("omniphysics:stiffness"),
+                Some(&stiffness),
                 format!("found {k}; expected a non-negative stiffness (inf = hard)"),
             );
         }
     }
-    if let Some(d) = walk.read(prim, "omniphysics:damping", av::f64_value) {
+    let damping = attr("damping");
+    if let Some(d) = walk.read(prim, &damping, av::f64_value) {
         if !(d.is_finite() && d >= 0.0) {
-            walk.report(
-                "DB404",
-                prim,
-                Some("omniphysics:damping"),
-                format!("found {d}; expected a finite, non-negative damping"),
-            );
+            walk.report("DB404", prim, Some(&damping), format!("found {d}; expected a finite, non-negative damping"));
         }
     }
 }
 
-fn check_filter(walk: &mut Walk, prim: &sdf::Path, sources: &[Option<sdf::Path>; 2]) {
-    let counts: Vec<Vec<i64>> = (0..2)
-        .map(|k| walk.read(prim, &format!("omniphysics:groupElemCounts{k}"), av::int_array).unwrap_or_default())
-        .collect();
-    let indices: Vec<Vec<i64>> = (0..2)
-        .map(|k| walk.read(prim, &format!("omniphysics:groupElemIndices{k}"), av::int_array).unwrap_or_default())
-        .collect();
+fn check_filter(walk: &mut Walk, prim: &sdf::Path, ns: &str, sources: &[Option<sdf::Path>; 2]) {
+    let counts_name = |k: usize| format!("{ns}:groupElemCounts{k}");
+    let indices_name = |k: usize| format!("{ns}:groupElemIndices{k}");
+    let counts: Vec<Vec<i64>> =
+        (0..2).map(|k| walk.read(prim, &counts_name(k), av::int_array).unwrap_or_default()).collect();
+    let indices: Vec<Vec<i64>> =
+        (0..2).map(|k| walk.read(prim, &indices_name(k), av::int_array).unwrap_or_default()).collect();
     if !counts[0].is_empty() && !counts[1].is_empty() && counts[0].len() != counts[1].len() {
         walk.report(
             "DB405",
             prim,
-            Some("omniphysics:groupElemCounts1"),
+            Some(&counts_name(1)),
             format!("has {} groups, expected {} (as many as groupElemCounts0)", counts[1].len(), counts[0].len()),
         );
     }
@@ -247,7 +262,7 @@ fn check_filter(walk: &mut Walk, prim: &sdf::Path, sources: &[Option<sdf::Path>;
             walk.report(
                 "DB405",
                 prim,
-                Some(&format!("omniphysics:groupElemIndices{k}")),
+                Some(&indices_name(k)),
                 format!("has {} entries, expected {sum} (the sum of groupElemCounts{k})", indices[k].len()),
             );
         }
@@ -261,7 +276,7 @@ fn check_filter(walk: &mut Walk, prim: &sdf::Path, sources: &[Option<sdf::Path>;
             walk.report(
                 "DB406",
                 prim,
-                Some(&format!("omniphysics:groupElemIndices{k}")),
+                Some(&indices_name(k)),
                 format!(
                     "index {index} out of range for the {count} triangles of {source}; expected 0..={}",
                     count.saturating_sub(1)

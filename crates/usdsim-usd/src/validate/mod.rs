@@ -11,11 +11,14 @@ mod attachment_rules;
 mod body_rules;
 mod material_rules;
 mod mesh_rules;
+mod owner_rules;
 mod pose_rules;
 pub mod report;
 pub mod rule;
 mod schema_names;
+mod subset_rules;
 mod typo_rules;
+mod usdsim_rules;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -77,13 +80,16 @@ fn validate_stage(path: &Path, path_str: &str) -> Result<Report, ValidateError> 
         walk::Walk::new(ctx).map_err(|reason| ValidateError::Unparsable { file: path.to_path_buf(), reason })?;
 
     let bodies = body_rules::check(&mut walk);
+    owner_rules::check(&mut walk);
     for body in &bodies {
         mesh_rules::check(&mut walk, body);
     }
     pose_rules::check(&mut walk, &bodies);
     material_rules::check(&mut walk, &bodies);
+    subset_rules::check(&mut walk, &bodies);
     attachment_rules::check(&mut walk, &bodies);
     typo_rules::check(&mut walk);
+    usdsim_rules::check(&mut walk);
 
     Ok(walk.into_report(path.display().to_string()))
 }

@@ -55,6 +55,8 @@ pub const RULES: &[Rule] = &[
     error("DB006", "a deformable body under an enabled rigid body (or on one) resets its xform stack"),
     error("DB007", "a surface simulation mesh has triangle faces only"),
     warning("DB008", "a simulation API is applied inside a deformable body (on the body prim or a direct child)"),
+    error("DB009", "a deformable body's simulationOwner targets an existing PhysicsScene"),
+    warning("DB010", "a deformable body's simulationOwner has at most one target (only the first is used)"),
     // Simulation mesh data.
     error("DB100", "a schema attribute has the value type the schema declares"),
     error("DB101", "a simulation mesh authors its required geometry (points, and tetVertexIndices or faceVertexCounts/faceVertexIndices)"),
@@ -76,16 +78,29 @@ pub const RULES: &[Rule] = &[
     warning("DB303", "a surface body's material authors a positive surfaceThickness"),
     error("DB304", "densities, thicknesses, stiffnesses, frictions, damping and body masses are finite and non-negative"),
     warning("DB305", "a simulation mesh is bound to a material with a deformable material API"),
+    warning("DB306", "a materialBind GeomSubset of a simulation mesh has the body's element type: tetrahedron on a TetMesh, face on a Mesh"),
+    error("DB307", "materialBind GeomSubset indices are in range of the simulation mesh's tetrahedra or faces"),
+    warning("DB308", "no element is listed by two materialBind GeomSubsets of one simulation mesh"),
+    warning("DB309", "a materialBind GeomSubset is bound to an existing material with a deformable material API"),
     // Attachments and element collision filters.
-    error("DB401", "omniphysics:src0 and omniphysics:src1 each target exactly one existing prim"),
+    error("DB401", "an attachment's or element filter's src0 and src1 each target exactly one existing prim"),
     error("DB402", "attachment indices are in range of the source's points, triangles or tetrahedra"),
     error("DB403", "an attachment's index, coordinate and position arrays have matching lengths"),
     error("DB404", "attachment stiffness is non-negative (inf means hard) and damping finite and non-negative"),
     error("DB405", "element filter group counts match: as many groups on both sides, counts summing to the indices' length"),
     error("DB406", "element filter indices are in range of the source collider's triangles"),
     // Names.
-    warning("DB501", "every omniphysics: attribute is one the schema defines (else likely a typo)"),
-    warning("DB502", "every OmniPhysics API schema or prim type name is one the schema defines (else likely a typo)"),
+    warning("DB501", "every omniphysics: or usdsim: attribute is one the schemas define (else likely a typo)"),
+    warning("DB502", "every OmniPhysics or Usdsim API schema or prim type name is one the schemas define (else likely a typo)"),
+    // Our own extension (usdsim: attributes).
+    error("DB601", "usdsim:tearRatio must be 0 (never tears) or > 1"),
+    error("DB602", "usdsim:plasticYieldRatio must be 0 (purely elastic) or > 1"),
+    error("DB603", "usdsim:plasticRate lies in [0, 1]"),
+    error("DB604", "usdsim:plasticMaxStrain is finite and >= 0 (0 = no cap)"),
+    error("DB605", "usdsim:springStiffness and usdsim:springDamping are finite and >= 0"),
+    error("DB606", "usdsim:model is fem or springs"),
+    error("DB607", "usdsim:springLinks lists at least one link kind, and only structural, shear and bend"),
+    warning("DB608", "usdsim: attributes are authored on a prim that applies their API (UsdsimMaterialAPI, UsdsimBodyAPI)"),
 ];
 
 /// The rule with `code`, if the catalogue has one.

@@ -1,8 +1,10 @@
-//! Name rules (DB501, DB502): `omniphysics:` attributes and `OmniPhysics*` schema
-//! names the schema does not define are most likely typos, reported with the closest
-//! known name.
+//! Name rules (DB501, DB502): `omniphysics:` and `usdsim:` attributes and
+//! `OmniPhysics*` and `Usdsim*` schema names the schemas do not define are most likely
+//! typos, reported with the closest known name.
 
-use super::schema_names::{OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES};
+use super::schema_names::{
+    usdsim_attributes, OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES, USDSIM_API_SCHEMAS,
+};
 use super::walk::Walk;
 
 /// Edit distance (insertions, deletions, substitutions), case-sensitive.
@@ -73,6 +75,20 @@ pub(crate) fn check(walk: &mut Walk) {
                         format!("the OmniPhysics schema defines no attribute {name}{hint}"),
                     );
                 }
+            } else if namespace == "usdsim" {
+                if !usdsim_attributes().any(|k| k == name) {
+                    let hint = suggestion(closest(name, usdsim_attributes()));
+                    walk.report(
+                        "DB501",
+                        &path,
+                        Some(name),
+                        format!("the usdsim schema extension defines no attribute {name}{hint}"),
+                    );
+                }
+            } else if name.contains(':') && distance(&namespace.to_lowercase(), "usdsim") <= 1 {
+                let fixed = format!("usdsim{}", &name[namespace.len()..]);
+                let hint = suggestion(closest(&fixed, usdsim_attributes()).or(Some(fixed.as_str())));
+                walk.report("DB501", &path, Some(name), format!("namespace {namespace:?} is not \"usdsim\"{hint}"));
             } else if name.contains(':')
                 && namespace != "omniphysics"
                 && distance(&namespace.to_lowercase(), "omniphysics") <= 2
@@ -93,6 +109,9 @@ pub(crate) fn check(walk: &mut Walk) {
             let schema = api.split(':').next().unwrap_or_default();
             if looks_omni(schema) && !OMNI_API_SCHEMAS.contains(&schema) {
                 let hint = suggestion(closest(schema, OMNI_API_SCHEMAS));
+                walk.report("DB502", &path, None, format!("unknown API schema {schema} in apiSchemas{hint}"));
+            } else if schema.to_lowercase().starts_with("usdsim") && !USDSIM_API_SCHEMAS.contains(&schema) {
+                let hint = suggestion(closest(schema, USDSIM_API_SCHEMAS));
                 walk.report("DB502", &path, None, format!("unknown API schema {schema} in apiSchemas{hint}"));
             }
         }
