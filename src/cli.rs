@@ -4,7 +4,7 @@
 //! command spelled out. `usdsim validate FILE...` checks stages against the deformable
 //! schema; `usdsim inspect FILE` shows what the importer understood.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Simulate OmniPhysics deformable bodies in an OpenUSD stage and bake the result.
@@ -106,4 +106,121 @@ pub struct RunArgs {
     /// Print a machine-readable JSON summary on stdout (progress goes nowhere).
     #[arg(long)]
     pub json: bool,
+
+    /// Read the input's state at this time code instead of startTimeCode and write frame
+    /// k at T + k: `usdsim a.sim.usda --start-time 10` continues a bake from its frame 10.
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = finite_f64)]
+    pub start_time: Option<f64>,
+
+    /// Tear ratio for every material of the scene (overrides usdsim:tearRatio): a link or
+    /// element edge longer than R times its rest length breaks. 0 disables tearing.
+    #[arg(long, value_name = "R", allow_negative_numbers = true, value_parser = ratio_or_zero, help_heading = "Tearing, plasticity, springs")]
+    pub tear_ratio: Option<f32>,
+
+    /// Plastic yield ratio for every material (overrides usdsim:plasticYieldRatio):
+    /// beyond Y times the rest length deformation becomes permanent. 0 makes every
+    /// material elastic. Without --plastic-rate the rate is 1 (all the excess flows).
+    #[arg(long, value_name = "Y", allow_negative_numbers = true, value_parser = ratio_or_zero, help_heading = "Tearing, plasticity, springs")]
+    pub plastic_yield: Option<f32>,
+
+    /// Plastic flow rate in [0, 1] (overrides usdsim:plasticRate): the fraction of the
+    /// excess over the yield that flows into the rest shape per step. Without
+    /// --plastic-yield it changes only materials that are already plastic.
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = unit_interval, help_heading = "Tearing, plasticity, springs")]
+    pub plastic_rate: Option<f32>,
+
+    /// Cap on the total plastic strain (overrides usdsim:plasticMaxStrain); 0 is no cap.
+    /// Without --plastic-yield it changes only materials that are already plastic.
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = non_negative_f32, help_heading = "Tearing, plasticity, springs")]
+    pub plastic_max_strain: Option<f32>,
+
+    /// Constitutive model of every body (overrides usdsim:model).
+    #[arg(long, value_enum, help_heading = "Tearing, plasticity, springs")]
+    pub model: Option<ModelArg>,
+
+    /// Hooke stiffness of every link of spring-model bodies, stage units (mass/s²);
+    /// 0 derives it from the material (overrides usdsim:springStiffness).
+    #[arg(long, value_name = "KS", allow_negative_numbers = true, value_parser = non_negative_f32, help_heading = "Tearing, plasticity, springs")]
+    pub spring_stiffness: Option<f32>,
+
+    /// Damping along every link of spring-model bodies, stage units (mass/s)
+    /// (overrides usdsim:springDamping).
+    #[arg(long, value_name = "KD", allow_negative_numbers = true, value_parser = non_negative_f32, help_heading = "Tearing, plasticity, springs")]
+    pub spring_damping: Option<f32>,
+
+    /// Time integration of spring-model bodies (finite elements always use XPBD).
+    #[arg(long, value_enum, default_value_t = IntegratorArg::Xpbd, help_heading = "Tearing, plasticity, springs")]
+    pub integrator: IntegratorArg,
+}
+
+/// `--model`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelArg {
+    /// Finite elements (Neo-Hookean tetrahedra, membrane triangles and hinges).
+    Fem,
+    /// A spring-mass-damper network built from the mesh.
+    Springs,
+}
+
+/// `--integrator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IntegratorArg {
+    /// Compliant constraints, unconditionally stable (the default).
+    Xpbd,
+    /// Explicit (forward) Euler: unstable without enough damping.
+    Euler,
+    /// Semi-implicit (symplectic) Euler: stable for ω·dt < 2.
+    Symplectic,
+    /// Classic fourth-order Runge-Kutta: stable for ω·dt < 2√2.
+    Rk4,
+}
+
+impl IntegratorArg {
+    /// The solver's integrator.
+    pub fn integrator(self) -> usdsim_core::Integrator {
+        match self {
+            IntegratorArg::Xpbd => usdsim_core::Integrator::Xpbd,
+            IntegratorArg::Euler => usdsim_core::Integrator::ExplicitEuler,
+            IntegratorArg::Symplectic => usdsim_core::Integrator::SymplecticEuler,
+            IntegratorArg::Rk4 => usdsim_core::Integrator::Rk4,
+        }
+    }
+}
+
+fn number(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a finite number"))
+    }
+}
+
+/// A finite number.
+fn finite_f64(s: &str) -> Result<f64, String> {
+    number(s)
+}
+
+/// 0 (off) or a stretch ratio above 1.
+fn ratio_or_zero(s: &str) -> Result<f32, String> {
+    match number(s)? {
+        v if v == 0.0 || v > 1.0 => Ok(v as f32),
+        v => Err(format!("{v} must be 0 (off) or a stretch ratio above 1, e.g. 1.8 for 180 %")),
+    }
+}
+
+/// A number in [0, 1].
+fn unit_interval(s: &str) -> Result<f32, String> {
+    match number(s)? {
+        v if (0.0..=1.0).contains(&v) => Ok(v as f32),
+        v => Err(format!("{v} must lie in [0, 1]")),
+    }
+}
+
+/// A finite number ≥ 0.
+fn non_negative_f32(s: &str) -> Result<f32, String> {
+    match number(s)? {
+        v if v >= 0.0 => Ok(v as f32),
+        v => Err(format!("{v} must be 0 or positive")),
+    }
 }

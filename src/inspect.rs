@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
-use usdsim_core::{BodyKind, ColliderShape, Settings, Solver};
+use usdsim_core::{BodyKind, ColliderShape, Model, Plasticity, Settings, Solver};
 use usdsim_usd::{import, Imported};
 
 use crate::cli::InspectArgs;
@@ -54,6 +54,38 @@ fn both(stage: f64, to_si: f64) -> Value {
     json!({ "stage": sig(stage), "si": sig(stage * to_si) })
 }
 
+/// `usdsim:model` and its spring parameters.
+fn model_json(model: &Model) -> Value {
+    match model {
+        Model::Fem => json!({ "kind": "fem" }),
+        Model::Springs(s) => {
+            let links: Vec<&str> =
+                [(s.links.structural, "structural"), (s.links.shear, "shear"), (s.links.bend, "bend")]
+                    .into_iter()
+                    .filter_map(|(on, name)| on.then_some(name))
+                    .collect();
+            json!({
+                "kind": "springs",
+                "stiffness": sig(s.stiffness.into()),
+                "damping": sig(s.damping.into()),
+                "links": links,
+            })
+        }
+    }
+}
+
+/// Plasticity parameters, `null` when elastic.
+fn plastic_json(p: &Option<Plasticity>) -> Value {
+    match p {
+        None => Value::Null,
+        Some(p) => json!({
+            "yield_ratio": sig(p.yield_ratio.into()),
+            "rate": sig(p.rate.into()),
+            "max_strain": p.max_strain.map(|s| sig(s.into())),
+        }),
+    }
+}
+
 /// The JSON description of an imported stage (the text tables are printed from it).
 fn describe(imported: &Imported) -> Result<Value> {
     let info = &imported.stage;
@@ -80,6 +112,13 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "element_type": if body.kind == BodyKind::Volume { "tetrahedra" } else { "triangles" },
                 "mass": both(f64::from(solver.body_mass(b)), kpu),
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
+                "model": model_json(&body.model),
+                "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
+                "plasticity": plastic_json(&body.plastic),
+                "subset_materials": (0..body.materials.len()).map(|k| json!({
+                    "tear_ratio": body.material_tear_ratio.get(k).copied().flatten().map(|v| sig(v.into())),
+                    "plasticity": plastic_json(&body.material_plastic.get(k).copied().flatten()),
+                })).collect::<Vec<_>>(),
                 "material": {
                     "youngs_modulus": both(m.youngs_modulus.into(), pressure),
                     "poissons_ratio": sig(m.poissons_ratio.into()),
@@ -156,6 +195,39 @@ fn pair(v: &Value, unit: &str) -> String {
     format!("{} ({} {unit})", num(&v["stage"]), num(&v["si"]))
 }
 
+fn tear_text(v: &Value) -> String {
+    if v.is_null() {
+        "never".to_string()
+    } else {
+        format!("at {} x rest length", num(v))
+    }
+}
+
+fn plastic_text(v: &Value) -> String {
+    if v.is_null() {
+        return "elastic".to_string();
+    }
+    let cap = if v["max_strain"].is_null() { "no cap".to_string() } else { format!("cap {}", num(&v["max_strain"])) };
+    format!("plastic beyond {} x rest length at rate {}, {cap}", num(&v["yield_ratio"]), num(&v["rate"]))
+}
+
+/// `model ..., tear ..., plasticity` for one body.
+fn extras_text(b: &Value) -> String {
+    let m = &b["model"];
+    let model = if m["kind"] == "springs" {
+        let links: Vec<String> = m["links"].as_array().into_iter().flatten().map(num).collect();
+        format!(
+            "model springs (stiffness {}, damping {}, links {})",
+            num(&m["stiffness"]),
+            num(&m["damping"]),
+            links.join("+")
+        )
+    } else {
+        "model fem".to_string()
+    };
+    format!("{model}, tear {}, {}", tear_text(&b["tear_ratio"]), plastic_text(&b["plasticity"]))
+}
+
 /// Renders the description as aligned tables.
 fn text(view: &Value) -> String {
     let mut out = String::new();
@@ -215,6 +287,14 @@ fn text(view: &Value) -> String {
             num(&m["dynamic_friction"]),
             num(&m["damping"])
         ));
+        out.push_str(&format!("           {}\n", extras_text(b)));
+        for (k, sub) in b["subset_materials"].as_array().into_iter().flatten().enumerate() {
+            out.push_str(&format!(
+                "           subset material {k}: tear {}, {}\n",
+                tear_text(&sub["tear_ratio"]),
+                plastic_text(&sub["plasticity"])
+            ));
+        }
     }
 
     let colliders = view["colliders"].as_array().cloned().unwrap_or_default();

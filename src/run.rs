@@ -1,13 +1,13 @@
 //! The `run` command: import, simulate frame by frame, export.
 
-use crate::cli::RunArgs;
+use crate::cli::{ModelArg, RunArgs};
 use crate::progress::Progress;
 use crate::summary::{BodyResult, Summary};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
-use usdsim_core::{Settings, Solver};
+use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, import, Bake, TrackTarget};
+use usdsim_usd::{default_output_path, import_at, Bake, TrackTarget};
 
 /// Runs a simulation as `args` describe and prints the summary.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -22,10 +22,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
     let t0 = Instant::now();
     check_before_run(args)?;
-    let imported = import(&args.input)?;
+    let mut imported = import_at(&args.input, args.start_time)?;
     let import_s = t0.elapsed().as_secs_f64();
+    let mut warnings = imported.warnings.clone();
+    warnings.extend(apply_overrides(args, &mut imported.scene));
     if !args.quiet {
-        for warning in &imported.warnings {
+        for warning in &warnings {
             eprintln!("warning: {warning}");
         }
     }
@@ -40,6 +42,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
         self_contact: args.self_contact,
+        integrator: args.integrator.integrator(),
         ..Settings::default()
     };
     let mut bake = Bake::new(&imported, args.frames);
@@ -47,6 +50,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let colliders = imported.scene.colliders.len();
     let mut solver = Solver::new(imported.scene.clone(), settings)
         .with_context(|| format!("{}: cannot simulate this scene", args.input.display()))?;
+    for warning in solver.warnings() {
+        if !args.quiet {
+            eprintln!("warning: {warning}");
+        }
+        warnings.push(warning.clone());
+    }
     if talk {
         let s = solver.stats();
         eprintln!(
@@ -102,6 +111,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             mass: solver.body_mass(b),
             centre_of_mass: solver.centre_of_mass(b).to_array(),
             lowest: solver.positions(b).iter().map(|p| p.dot(up)).fold(f32::INFINITY, f32::min),
+            topology_changes: solver.topology_version(b),
         })
         .collect();
     let summary = Summary {
@@ -116,7 +126,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         import_s,
         simulate_s,
         export_s,
-        warnings: imported.warnings.clone(),
+        warnings,
         bodies,
     };
     if args.json {
@@ -126,6 +136,90 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// Applies the command line's whole-scene overrides of the `usdsim:` schema values
+/// (tearing, plasticity, model, springs) to every body and per-element material.
+/// Returns warnings for overrides that change nothing.
+pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(ratio) = args.tear_ratio {
+        let ratio = (ratio > 0.0).then_some(ratio);
+        scene.bodies.iter_mut().for_each(|b| b.set_tear_ratio(ratio));
+    }
+    match args.plastic_yield {
+        Some(y) if y > 0.0 => {
+            let plastic = Plasticity {
+                yield_ratio: y,
+                rate: args.plastic_rate.unwrap_or(DEFAULT_PLASTIC_RATE),
+                max_strain: args.plastic_max_strain.filter(|&s| s > 0.0),
+            };
+            scene.bodies.iter_mut().for_each(|b| b.set_plasticity(Some(plastic)));
+        }
+        Some(_) => scene.bodies.iter_mut().for_each(|b| b.set_plasticity(None)),
+        None if args.plastic_rate.is_some() || args.plastic_max_strain.is_some() => {
+            // Field-wise override of the materials that are already plastic.
+            let mut changed = false;
+            for body in &mut scene.bodies {
+                for p in std::iter::once(&mut body.plastic).chain(body.material_plastic.iter_mut()).flatten() {
+                    if let Some(rate) = args.plastic_rate {
+                        p.rate = rate;
+                    }
+                    if let Some(cap) = args.plastic_max_strain {
+                        p.max_strain = (cap > 0.0).then_some(cap);
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                warnings.push(
+                    "--plastic-rate/--plastic-max-strain: no material of the scene is plastic; give --plastic-yield to make them plastic"
+                        .to_string(),
+                );
+            }
+        }
+        None => {}
+    }
+    if let Some(model) = args.model {
+        for body in &mut scene.bodies {
+            body.model = match (model, body.model) {
+                (ModelArg::Fem, _) => Model::Fem,
+                (ModelArg::Springs, Model::Springs(s)) => Model::Springs(s),
+                (ModelArg::Springs, Model::Fem) => Model::Springs(Springs::default()),
+            };
+        }
+    }
+    if args.spring_stiffness.is_some() || args.spring_damping.is_some() {
+        let mut changed = false;
+        for body in &mut scene.bodies {
+            if let Model::Springs(s) = &mut body.model {
+                if let Some(k) = args.spring_stiffness {
+                    s.stiffness = k;
+                }
+                if let Some(d) = args.spring_damping {
+                    s.damping = d;
+                }
+                changed = true;
+            }
+        }
+        if !changed {
+            warnings.push(
+                "--spring-stiffness/--spring-damping: no body uses the spring model; give --model springs".to_string(),
+            );
+        }
+    }
+    if args.integrator != crate::cli::IntegratorArg::Xpbd
+        && !scene.bodies.iter().any(|b| matches!(b.model, Model::Springs(_)))
+    {
+        warnings.push(
+            "--integrator only drives spring-model bodies; every body here uses finite elements (XPBD)".to_string(),
+        );
+    }
+    warnings
+}
+
+/// Plastic flow rate when `--plastic-yield` is given without `--plastic-rate`: all of
+/// the excess over the yield flows at once (ideal plasticity).
+pub(crate) const DEFAULT_PLASTIC_RATE: f32 = 1.0;
 
 /// Runs `usdsim validate`'s rules first: errors stop the run (all of them printed,
 /// then one summary error), warnings are printed unless `--quiet`. A file the
@@ -149,16 +243,98 @@ fn check_before_run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Hands the solver's current state of every body and rigid body to the bake as frame
-/// `frame`.
+/// Hands the solver's current state (bodies, topology, rest state, rigid bodies) to
+/// the bake as frame `frame`.
 fn record(bake: &mut Bake, solver: &Solver, frame: u32) {
-    let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
-    bake.push_frame(frame, &states);
-    let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(r)).collect();
-    bake.push_rigid_frame(frame, &poses);
+    bake.record(frame, solver);
 }
 
 /// The first body with a non-finite position, if any.
 fn diverged(solver: &Solver) -> Option<usize> {
     (0..solver.body_count()).find(|&b| !solver.positions(b).iter().all(|p| p.is_finite()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use usdsim_core::{Body, BodyKind, Material};
+
+    fn args(extra: &[&str]) -> RunArgs {
+        let cli = crate::cli::Cli::try_parse_from(["usdsim", "scene.usda"].iter().chain(extra)).unwrap();
+        cli.run.unwrap()
+    }
+
+    /// One body with a per-element material table of two entries.
+    fn scene(plastic: Option<Plasticity>) -> Scene {
+        let mut body = Body::new("b", BodyKind::Surface, vec![glam::Vec3::ZERO; 3], Material::elastic(1.0, 0.3, 1.0));
+        body.materials = vec![body.material; 2];
+        body.set_plasticity(plastic);
+        Scene { bodies: vec![body], ..Scene::default() }
+    }
+
+    #[test]
+    fn tear_ratio_overrides_every_material_and_zero_disables() {
+        let mut s = scene(None);
+        apply_overrides(&args(&["--tear-ratio", "1.8"]), &mut s);
+        assert_eq!(s.bodies[0].tear_ratio, Some(1.8));
+        assert_eq!(s.bodies[0].material_tear_ratio, vec![Some(1.8); 2]);
+        apply_overrides(&args(&["--tear-ratio", "0"]), &mut s);
+        assert_eq!(s.bodies[0].tear_ratio, None);
+        assert_eq!(s.bodies[0].material_tear_ratio, vec![None; 2]);
+    }
+
+    #[test]
+    fn plastic_yield_alone_flows_at_rate_one() {
+        let mut s = scene(None);
+        apply_overrides(&args(&["--plastic-yield", "1.2"]), &mut s);
+        let expected = Plasticity { yield_ratio: 1.2, rate: DEFAULT_PLASTIC_RATE, max_strain: None };
+        assert_eq!(s.bodies[0].plastic, Some(expected));
+        assert_eq!(s.bodies[0].material_plastic, vec![Some(expected); 2]);
+        apply_overrides(
+            &args(&["--plastic-yield", "1.3", "--plastic-rate", "0.2", "--plastic-max-strain", "0.4"]),
+            &mut s,
+        );
+        assert_eq!(s.bodies[0].plastic, Some(Plasticity { yield_ratio: 1.3, rate: 0.2, max_strain: Some(0.4) }));
+        apply_overrides(&args(&["--plastic-yield", "0"]), &mut s);
+        assert_eq!(s.bodies[0].plastic, None);
+        assert_eq!(s.bodies[0].material_plastic, vec![None; 2]);
+    }
+
+    #[test]
+    fn plastic_rate_alone_changes_only_plastic_materials() {
+        let authored = Plasticity { yield_ratio: 1.1, rate: 0.5, max_strain: Some(0.3) };
+        let mut s = scene(Some(authored));
+        s.bodies[0].material_plastic[1] = None;
+        let warnings = apply_overrides(&args(&["--plastic-rate", "0.1", "--plastic-max-strain", "0"]), &mut s);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let changed = Plasticity { rate: 0.1, max_strain: None, ..authored };
+        assert_eq!(s.bodies[0].plastic, Some(changed));
+        assert_eq!(s.bodies[0].material_plastic, vec![Some(changed), None]);
+    }
+
+    #[test]
+    fn model_and_spring_overrides() {
+        let mut s = scene(None);
+        apply_overrides(&args(&["--model", "springs", "--spring-stiffness", "40", "--spring-damping", "0.5"]), &mut s);
+        let Model::Springs(sp) = s.bodies[0].model else { panic!("{:?}", s.bodies[0].model) };
+        assert_eq!((sp.stiffness, sp.damping), (40.0, 0.5));
+        assert_eq!(sp.links, Springs::default().links);
+        apply_overrides(&args(&["--model", "fem"]), &mut s);
+        assert_eq!(s.bodies[0].model, Model::Fem);
+    }
+
+    #[test]
+    fn integrator_names_map_onto_the_solver() {
+        use usdsim_core::Integrator;
+        for (name, expected) in [
+            ("xpbd", Integrator::Xpbd),
+            ("euler", Integrator::ExplicitEuler),
+            ("symplectic", Integrator::SymplecticEuler),
+            ("rk4", Integrator::Rk4),
+        ] {
+            assert_eq!(args(&["--integrator", name]).integrator.integrator(), expected);
+        }
+        assert_eq!(args(&[]).integrator.integrator(), Integrator::Xpbd);
+    }
 }

@@ -29,7 +29,7 @@ pub struct Summary {
     pub simulate_s: f64,
     /// Seconds spent writing the output.
     pub export_s: f64,
-    /// Importer warnings.
+    /// Importer, command-line and solver warnings.
     pub warnings: Vec<String>,
     /// Each body's state after the last frame.
     pub bodies: Vec<BodyResult>,
@@ -48,6 +48,8 @@ pub struct BodyResult {
     pub centre_of_mass: [f32; 3],
     /// Height of the lowest vertex along the stage's up axis after the last frame.
     pub lowest: f32,
+    /// How many times the body's topology changed (tear events).
+    pub topology_changes: u32,
 }
 
 impl Summary {
@@ -82,7 +84,18 @@ impl Summary {
             self.export_s,
             self.ms_per_frame(),
             self.projections_per_second(),
-        )
+        ) + &self.torn_text()
+    }
+
+    /// One line per body whose topology changed (tearing), empty otherwise.
+    fn torn_text(&self) -> String {
+        self.bodies
+            .iter()
+            .filter(|b| b.topology_changes > 0)
+            .map(|b| {
+                format!("\n  {}: torn ({} topology changes), now {} vertices", b.prim, b.topology_changes, b.vertices)
+            })
+            .collect()
     }
 
     /// The machine-readable form.
@@ -115,6 +128,7 @@ impl Summary {
                 "mass": b.mass,
                 "centre_of_mass": b.centre_of_mass,
                 "lowest": b.lowest,
+                "topology_changes": b.topology_changes,
             })).collect::<Vec<_>>(),
         })
     }

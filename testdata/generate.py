@@ -468,6 +468,153 @@ def animated_anchor(segments=10):
     write("animated_anchor.usda", text)
 
 
+def strip_grid(nx, ny, lx, ly, z):
+    """nx*ny vertices on an lx*ly rectangle at height z, centred on the origin; two
+    triangles per quad, counter-clockwise seen from +Z."""
+    points = []
+    for j in range(ny):
+        for i in range(nx):
+            points.append((-lx / 2 + lx * i / (nx - 1), -ly / 2 + ly * j / (ny - 1), z))
+    tris = []
+    for j in range(ny - 1):
+        for i in range(nx - 1):
+            a = j * nx + i
+            b, c, d = a + 1, a + nx + 1, a + nx
+            tris += [(a, b, c), (a, c, d)]
+    return points, tris
+
+
+def usdsim_material(name, e, density, thickness, extra, indent="    "):
+    """A surface material with our UsdsimMaterialAPI next to the OmniPhysics ones;
+    `extra` is a dict of usdsim: attribute name -> float value."""
+    lines = "".join(f"{indent}    float usdsim:{k} = {fmt(v)}\n" for k, v in extra.items())
+    return (
+        f'{indent}def Material "{name}" (\n'
+        f'{indent}    prepend apiSchemas = ["OmniPhysicsBaseMaterialAPI", "OmniPhysicsDeformableMaterialAPI", "OmniPhysicsSurfaceDeformableMaterialAPI", "UsdsimMaterialAPI"]\n'
+        f"{indent})\n"
+        f"{indent}{{\n"
+        f"{indent}    float omniphysics:density = {fmt(density)}\n"
+        f"{indent}    float omniphysics:dynamicFriction = 0.5\n"
+        f"{indent}    float omniphysics:poissonsRatio = 0.3\n"
+        f"{indent}    float omniphysics:staticFriction = 0.5\n"
+        f"{indent}    float omniphysics:surfaceThickness = {fmt(thickness)}\n"
+        f"{indent}    float omniphysics:youngsModulus = {fmt(e)}\n"
+        f"{lines}"
+        f"{indent}}}\n"
+    )
+
+
+def cloth_mesh(name, points, tris, material, body_api="", body_attrs=""):
+    apis = '"OmniPhysicsDeformableBodyAPI", "OmniPhysicsSurfaceDeformableSimAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"'
+    if body_api:
+        apis += f', "{body_api}"'
+    return (
+        f'    def Mesh "{name}" (\n'
+        f"        prepend apiSchemas = [{apis}]\n"
+        "    )\n    {\n"
+        "        uniform bool doubleSided = 1\n"
+        f"        int[] faceVertexCounts = {int_list([3] * len(tris))}\n"
+        f"        int[] faceVertexIndices = {int_list([i for t in tris for i in t])}\n"
+        f"        rel material:binding:physics = <{material}>\n"
+        f"{body_attrs}"
+        f"        point3f[] points = {vec_list(points)}\n"
+        '        uniform token subdivisionScheme = "none"\n'
+        "    }\n\n"
+    )
+
+
+def grip(name, body, vertices, points, samples, indent="    "):
+    """An Xform (translate time-sampled when `samples` has more than one entry) and an
+    OmniPhysicsVtxXformAttachment holding `vertices` of `body` at their offsets from
+    the grip's first position."""
+    first = samples[0][1]
+    local = [tuple(points[v][c] - first[c] for c in range(3)) for v in vertices]
+    if len(samples) == 1:
+        translate = f"{indent}    double3 xformOp:translate = {vec(first)}\n"
+    else:
+        translate = (
+            f"{indent}    double3 xformOp:translate.timeSamples = {{\n"
+            + "".join(f"{indent}        {t}: {vec(p)},\n" for t, p in samples)
+            + f"{indent}    }}\n"
+        )
+    return (
+        f'{indent}def Xform "{name}"\n{indent}{{\n'
+        f"{translate}"
+        f'{indent}    uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        f"{indent}}}\n\n"
+        f'{indent}def OmniPhysicsVtxXformAttachment "{name}Attachment"\n{indent}{{\n'
+        f"{indent}    bool omniphysics:attachmentEnabled = 1\n"
+        f"{indent}    point3f[] omniphysics:localPositionsSrc1 = {vec_list(local)}\n"
+        f"{indent}    rel omniphysics:src0 = <{body}>\n"
+        f"{indent}    rel omniphysics:src1 = </World/{name}>\n"
+        f"{indent}    int[] omniphysics:vtxIndicesSrc0 = {int_list(vertices)}\n"
+        f"{indent}}}\n\n"
+    )
+
+
+def tearing_cloth(nx=25, ny=9):
+    doc = f"A 0.6 x 0.2 m cloth strip ({nx}x{ny} vertices) at z = 1 whose short edges are held by two OmniPhysicsVtxXformAttachments to Xforms moving apart along X (0.6 m apart at 0, 1.2 m at 48); UsdsimMaterialAPI tearRatio 1.5, so the strip tears once stretched past 150 %."
+    points, tris = strip_grid(nx, ny, 0.6, 0.2, 1.0)
+    left = [j * nx for j in range(ny)]
+    right = [j * nx + nx - 1 for j in range(ny)]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n'
+    text += usdsim_material("Fabric", 1e6, 200, 0.001, {"tearRatio": 1.5}, "        ") + "    }\n\n"
+    text += cloth_mesh("Strip", points, tris, "/World/Materials/Fabric")
+    text += grip("LeftGrip", "/World/Strip", left, points, [(0, (-0.3, 0, 1)), (48, (-0.6, 0, 1))])
+    text += grip("RightGrip", "/World/Strip", right, points, [(0, (0.3, 0, 1)), (48, (0.6, 0, 1))])
+    text = text.rstrip("\n") + "\n}\n"
+    write("tearing_cloth.usda", text)
+
+
+def plastic_bar(segments=10):
+    doc = "A 0.1 x 0.1 x 1 m tet bar hanging along -Z, its top face pinned to a static Xform and its bottom face held by an Xform that pulls it down 0.4 m by frame 24 and returns by frame 48; UsdsimMaterialAPI plasticYieldRatio 1.1, plasticRate 0.5, plasticMaxStrain 0.5: past the yield the bar stays longer, so it bows once the grip is back."
+    points, tets, vid = tet_grid(1, 1, segments, (0.1, 0.1, 1.0), (-0.05, -0.05, 1.0))
+    top = [vid(i, j, segments) for j in range(2) for i in range(2)]
+    bottom = [vid(i, j, 0) for j in range(2) for i in range(2)]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += (
+        '    def Scope "Materials"\n    {\n'
+        '        def Material "Clay" (\n'
+        '            prepend apiSchemas = ["OmniPhysicsBaseMaterialAPI", "OmniPhysicsDeformableMaterialAPI", "UsdsimMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float omniphysics:density = 1000\n"
+        "            float omniphysics:dynamicFriction = 0.5\n"
+        "            float omniphysics:poissonsRatio = 0.3\n"
+        "            float omniphysics:staticFriction = 0.5\n"
+        "            float omniphysics:youngsModulus = 100000\n"
+        "            float usdsim:plasticMaxStrain = 0.5\n"
+        "            float usdsim:plasticRate = 0.5\n"
+        "            float usdsim:plasticYieldRatio = 1.1\n"
+        "        }\n    }\n\n"
+    )
+    text += tet_mesh("Bar", points, tets, "/World/Materials/Clay") + "\n"
+    text += grip("TopGrip", "/World/Bar", top, points, [(0, (0, 0, 2))])
+    text += grip("BottomGrip", "/World/Bar", bottom, points, [(0, (0, 0, 1)), (24, (0, 0, 0.6)), (48, (0, 0, 1))])
+    text = text.rstrip("\n") + "\n}\n"
+    write("plastic_bar.usda", text)
+
+
+def springs_cloth(n=16):
+    doc = f"A {n}x{n}-vertex, 1 m square cloth at z = 1.5 hanging from two corners pinned to static Xforms, simulated as a spring-mass-damper network (UsdsimBodyAPI: model springs, stiffness 50, damping 0.05, structural + shear + bend links). Stable with --integrator symplectic or rk4 at the default 10 substeps; explicit Euler needs the damping."
+    points, tris = cloth_grid(n, 1.0, 1.5)
+    corners = [n * (n - 1), n * n - 1]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n'
+    text += usdsim_material("Cotton", 5e5, 200, 0.001, {}, "        ").replace(', "UsdsimMaterialAPI"', "") + "    }\n\n"
+    attrs = (
+        "        float usdsim:springDamping = 0.05\n"
+        '        uniform token[] usdsim:springLinks = ["structural", "shear", "bend"]\n'
+        "        float usdsim:springStiffness = 50\n"
+        '        uniform token usdsim:model = "springs"\n'
+    )
+    text += cloth_mesh("Cloth", points, tris, "/World/Materials/Cotton", "UsdsimBodyAPI", attrs)
+    text += grip("CornerA", "/World/Cloth", [corners[0]], points, [(0, points[corners[0]])])
+    text += grip("CornerB", "/World/Cloth", [corners[1]], points, [(0, points[corners[1]])])
+    text = text.rstrip("\n") + "\n}\n"
+    write("springs_cloth.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -480,3 +627,6 @@ if __name__ == "__main__":
     parallel_mix()
     rigid_box_fall()
     animated_anchor()
+    tearing_cloth()
+    plastic_bar()
+    springs_cloth()

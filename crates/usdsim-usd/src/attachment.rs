@@ -1,6 +1,11 @@
-//! Attachments: the six `OmniPhysics*Attachment` types of the seed schema become
+//! Attachments: the six attachment types of the seed schema become
 //! [`usdsim_core::Attachment`]s between sites of deformable bodies, frames (static or
 //! animated xformables) and rigid bodies. See `docs/attachments.md`.
+//!
+//! Both spellings are read, with the same semantics: the seed's `OmniPhysics*Attachment`
+//! prims with `omniphysics:` attributes, and the AOUSD proposal's `Physics*Attachment`
+//! prims (`PhysicsVtxVtxAttachment`, ...) with the same attributes in the `physics:`
+//! namespace (`physics:src0`, `physics:vtxIndicesSrc0`, `physics:stiffness`, ...).
 
 use glam::{DMat4, Vec3};
 use openusd::sdf;
@@ -12,11 +17,8 @@ use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::xform::XformCache;
 
-const SRC0: &str = "omniphysics:src0";
-const SRC1: &str = "omniphysics:src1";
-const STIFFNESS: &str = "omniphysics:stiffness";
-const DAMPING: &str = "omniphysics:damping";
-const ENABLED: &str = "omniphysics:attachmentEnabled";
+/// The two spellings: prim type prefix and attribute namespace.
+const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), ("Physics", "physics")];
 
 /// Most time codes sampled per animated frame.
 const MAX_SAMPLES: usize = 100_000;
@@ -34,15 +36,25 @@ enum SideKind {
     Local,
 }
 
-/// The six attachment types: name and how each source names its points.
+/// The six attachment types: name (without the dialect prefix) and how each source
+/// names its points.
 const TYPES: [(&str, SideKind, SideKind); 6] = [
-    ("OmniPhysicsVtxVtxAttachment", SideKind::Vertices, SideKind::Vertices),
-    ("OmniPhysicsVtxTriAttachment", SideKind::Vertices, SideKind::Triangles),
-    ("OmniPhysicsVtxTetAttachment", SideKind::Vertices, SideKind::Tets),
-    ("OmniPhysicsVtxXformAttachment", SideKind::Vertices, SideKind::Local),
-    ("OmniPhysicsTetXformAttachment", SideKind::Tets, SideKind::Local),
-    ("OmniPhysicsTriTriAttachment", SideKind::Triangles, SideKind::Triangles),
+    ("VtxVtxAttachment", SideKind::Vertices, SideKind::Vertices),
+    ("VtxTriAttachment", SideKind::Vertices, SideKind::Triangles),
+    ("VtxTetAttachment", SideKind::Vertices, SideKind::Tets),
+    ("VtxXformAttachment", SideKind::Vertices, SideKind::Local),
+    ("TetXformAttachment", SideKind::Tets, SideKind::Local),
+    ("TriTriAttachment", SideKind::Triangles, SideKind::Triangles),
 ];
+
+/// The attribute namespace and the kinds of the two sources of an attachment type of
+/// either spelling, or `None` when it is not one of the six.
+fn attachment_type(type_name: &str) -> Option<(&'static str, SideKind, SideKind)> {
+    DIALECTS.iter().find_map(|&(prefix, ns)| {
+        let leaf = type_name.strip_prefix(prefix)?;
+        TYPES.iter().find(|t| t.0 == leaf).map(|&(_, kind0, kind1)| (ns, kind0, kind1))
+    })
+}
 
 /// An animated frame's world transform at time codes `start + k`.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,29 +174,33 @@ pub(crate) fn read(
     let mut frame_paths: Vec<sdf::Path> = Vec::new();
     for prim in prims.iter().filter(|p| is_attachment(&p.type_name)) {
         let path = &prim.path;
-        let Some(&(_, kind0, kind1)) = TYPES.iter().find(|t| t.0 == prim.type_name) else {
+        let Some((ns, kind0, kind1)) = attachment_type(&prim.type_name) else {
             ctx.warn(path, None, format!("{} is not one of the six attachment types; ignored", prim.type_name));
             continue;
         };
-        if attribute_values::bool_value(ctx, path, ENABLED)? == Some(false) {
+        let attr = |leaf: &str| format!("{ns}:{leaf}");
+        if attribute_values::bool_value(ctx, path, &attr("attachmentEnabled"))? == Some(false) {
             continue;
         }
-        let stiffness = attribute_values::f64_value(ctx, path, STIFFNESS)?.unwrap_or(f64::INFINITY);
+        let stiffness_attr = attr("stiffness");
+        let stiffness = attribute_values::f64_value(ctx, path, &stiffness_attr)?.unwrap_or(f64::INFINITY);
         if stiffness.is_nan() || stiffness <= 0.0 {
             return Err(ImportError::Invalid {
-                at: ctx.prop_loc(path, STIFFNESS),
+                at: ctx.prop_loc(path, &stiffness_attr),
                 reason: format!("must be positive (inf for a hard attachment), found {stiffness}"),
             });
         }
-        let damping = attribute_values::f64_value(ctx, path, DAMPING)?.unwrap_or(0.0);
+        let damping_attr = attr("damping");
+        let damping = attribute_values::f64_value(ctx, path, &damping_attr)?.unwrap_or(0.0);
         if !damping.is_finite() || damping < 0.0 {
             return Err(ImportError::Invalid {
-                at: ctx.prop_loc(path, DAMPING),
+                at: ctx.prop_loc(path, &damping_attr),
                 reason: format!("must be a finite, non-negative number, found {damping}"),
             });
         }
         let mut sides: Vec<Vec<Site>> = Vec::with_capacity(2);
-        for (n, (rel, kind)) in [(SRC0, kind0), (SRC1, kind1)].into_iter().enumerate() {
+        for (n, kind) in [kind0, kind1].into_iter().enumerate() {
+            let rel = &attr(&format!("src{n}"));
             let Some(target) = first_target(ctx, path, rel)? else {
                 ctx.warn(path, Some(rel), "no target; attachment ignored");
                 break;
@@ -226,8 +242,7 @@ pub(crate) fn read(
                     Source::Frame(index)
                 }
             };
-            let suffix = if n == 0 { "Src0" } else { "Src1" };
-            sides.push(read_sites(ctx, path, kind, suffix, &source, bodies)?);
+            sides.push(read_sites(ctx, path, ns, kind, n, &source, bodies)?);
         }
         let [a, b] = match <[Vec<Site>; 2]>::try_from(sides) {
             Ok(s) => s,
@@ -271,16 +286,19 @@ pub(crate) fn read(
     Ok(out)
 }
 
-/// The sites one source of an attachment names.
+/// The sites source `side` (0 or 1) of an attachment names; `ns` is the attribute
+/// namespace of its spelling.
 fn read_sites(
     ctx: &Ctx,
     path: &sdf::Path,
+    ns: &str,
     kind: SideKind,
-    suffix: &str,
+    side: usize,
     source: &Source,
     bodies: &[Body],
 ) -> Result<Vec<Site>, ImportError> {
-    let name = |base: &str| format!("omniphysics:{base}{suffix}");
+    let name = |base: &str| format!("{ns}:{base}Src{side}");
+    let rel = format!("{ns}:src{side}");
     let ints = |attr: &str| -> Result<Vec<i64>, ImportError> {
         attribute_values::int_array(ctx, path, attr)?
             .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, attr), expected: "int[]" })
@@ -302,7 +320,7 @@ fn read_sites(
         match source {
             Source::Body(b) => Ok((*b, &bodies[*b])),
             _ => Err(ImportError::Invalid {
-                at: ctx.prop_loc(path, &format!("omniphysics:src{}", &suffix[3..])),
+                at: ctx.prop_loc(path, &rel),
                 reason: format!("must name a deformable body or its simulation mesh ({what})"),
             }),
         }
@@ -359,7 +377,7 @@ fn read_sites(
                     .collect(),
                 Source::Body(_) => {
                     return Err(ImportError::Invalid {
-                        at: ctx.prop_loc(path, &format!("omniphysics:src{}", &suffix[3..])),
+                        at: ctx.prop_loc(path, &rel),
                         reason: "must name an xformable, not a deformable body".to_string(),
                     })
                 }

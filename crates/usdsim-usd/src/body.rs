@@ -13,12 +13,13 @@ use crate::import::PrimSummary;
 use crate::material_binding;
 use crate::pose;
 use crate::units::Units;
+use crate::usdsim_api;
 use crate::xform::XformCache;
 
 /// Which spelling of the deformable schema a body uses. Both map onto one model; the
-/// names differ.
+/// names differ, and the exporter writes state (rest shapes) back under the input's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dialect {
+pub enum Dialect {
     /// NVIDIA's `OmniPhysics*` schema with `omniphysics:` attributes.
     Omni,
     /// The AOUSD proposal's `Physics*` schema with `physics:` attributes.
@@ -69,6 +70,31 @@ const AOUSD_NAMES: Names = Names {
 };
 
 impl Dialect {
+    /// `restShapePoints` in this dialect.
+    pub fn rest_points(self) -> &'static str {
+        self.names().rest_points
+    }
+
+    /// The rest tetrahedron indices (`restTetVtxIndices` / `restTetVertexIndices`).
+    pub fn rest_tets(self) -> &'static str {
+        self.names().rest_tets
+    }
+
+    /// The rest triangle indices (`restTriVtxIndices` / `restTriVertexIndices`).
+    pub fn rest_tris(self) -> &'static str {
+        self.names().rest_tris
+    }
+
+    /// `restAdjTriPairs` in this dialect.
+    pub fn adj_tri_pairs(self) -> &'static str {
+        self.names().adj_pairs
+    }
+
+    /// `restBendAngles` (degrees) in this dialect.
+    pub fn bend_angles(self) -> &'static str {
+        self.names().bend_angles
+    }
+
     fn names(self) -> &'static Names {
         match self {
             Dialect::Omni => &OMNI_NAMES,
@@ -345,10 +371,16 @@ pub(crate) fn read(
 
     let material = material_binding::bound_material(ctx, sim)?;
     body.material = material_binding::body_material(ctx, material.as_ref(), units, sim)?;
-    let (materials, element_materials) =
+    let extras = usdsim_api::material_extras(ctx, material.as_ref())?;
+    body.tear_ratio = extras.tear_ratio;
+    body.plastic = extras.plastic;
+    let subsets =
         material_binding::element_materials(ctx, prims, found.sim_index, found.kind, body.element_count(), units)?;
-    body.materials = materials;
-    body.element_materials = element_materials;
+    body.materials = subsets.materials;
+    body.element_materials = subsets.per_element;
+    body.material_tear_ratio = subsets.tear_ratio;
+    body.material_plastic = subsets.plastic;
+    body.model = usdsim_api::body_model(ctx, &found.root, sim)?;
 
     let sim_prim = &prims[found.sim_index];
     if let Some(bind) = pose::pose_points(ctx, sim_prim, pose::BIND_POSE)? {

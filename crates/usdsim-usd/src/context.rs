@@ -15,7 +15,8 @@ pub(crate) struct Ctx {
     pub input: PathBuf,
     /// The input canonicalized, to recognise the root layer among layer identifiers.
     input_canonical: Option<PathBuf>,
-    /// The time code every value is read at (the stage's `startTimeCode`).
+    /// The time code every value is read at (the stage's `startTimeCode`, or the time a
+    /// resumed run starts at).
     pub time: f64,
     /// Non-fatal diagnostics collected so far.
     pub warnings: Vec<String>,

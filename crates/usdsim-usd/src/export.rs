@@ -3,6 +3,16 @@
 //! and on every collision and graphics mesh embedded in one (plus recomputed `normals`
 //! where the input authored per-vertex normals).
 //!
+//! Bodies that tear get **varying topology**, USD's convention for meshes whose
+//! connectivity changes over time: time-sampled `faceVertexCounts` and
+//! `faceVertexIndices` on a `Mesh`, `tetVertexIndices` and `surfaceFaceVertexIndices` on
+//! a `TetMesh`, sampled at the first frame (the topology the bake started from) and at
+//! every frame where it changed; `points` and `velocities` change length with it.
+//! Bodies whose rest shape is part of the state (plastic) get time-sampled
+//! `restShapePoints`, rest element indices and, on surfaces, `restAdjTriPairs` /
+//! `restBendAngles` (degrees), under the input's schema spelling, so a later run can
+//! resume from any frame.
+//!
 //! The input is never modified: the output is a separate, small layer, written through
 //! a temporary file beside the destination and renamed into place, so an interrupted
 //! write never leaves a half-written file.
@@ -12,7 +22,9 @@ use std::path::{Component, Path, PathBuf};
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
 use usdsim_core::embedding::{polygon_vertex_normals, Embedding};
+use usdsim_core::{Body, BodyKind, RestShape, Solver};
 
+use crate::body::Dialect;
 use crate::error::ExportError;
 use crate::import::{FaceTopology, Imported};
 use crate::rigid_body::RigidPrim;
@@ -31,6 +43,47 @@ struct Track {
     local_from_world: DMat4,
     /// Indexed by frame; `None` until pushed.
     frames: Vec<Option<Frame>>,
+}
+
+/// A body's mesh connectivity at one frame, in local vertex indices (tearing splits
+/// vertices and re-indexes elements; the element count and order stay the same).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Topology {
+    /// A surface body's triangles.
+    Triangles(Vec<[u32; 3]>),
+    /// A volume body's tetrahedra.
+    Tets(Vec<[u32; 4]>),
+}
+
+/// A body's rest state at one frame, already in local space.
+#[derive(Clone, Debug)]
+struct RestFrame {
+    points: Vec<gf::Vec3f>,
+    elements: Vec<[u32; 4]>,
+    /// `(pair of adjacent triangles, rest angle in degrees)`.
+    bend: Vec<([u32; 2], f32)>,
+}
+
+/// Per-body state beyond points: topology and rest shape over time.
+#[derive(Clone, Debug)]
+struct BodyExtras {
+    kind: BodyKind,
+    dialect: Dialect,
+    /// The topology the bake starts from (the import's).
+    initial: Topology,
+    /// The last topology version seen by [`Bake::record`].
+    version: u32,
+    /// Per frame: the topology from that frame on, where it changed.
+    topology: Vec<Option<Topology>>,
+    /// Per frame: the rest state, for bodies whose rest shape is part of the state.
+    rest: Vec<Option<RestFrame>>,
+    /// The imported rest state, written once (at the first frame) when nothing else
+    /// carries it to a run that resumes from this bake: when the input left it to fall
+    /// back on `points` (which the bake overrides with deformed ones) or the topology
+    /// changes (the fallback rest elements would then be the torn ones).
+    initial_rest: RestFrame,
+    /// Whether the imported rest shape is the fallback (the initial points themselves).
+    rest_is_fallback: bool,
 }
 
 /// An embedded mesh's track: which body it follows and how.
@@ -87,8 +140,18 @@ pub struct Bake {
     stage: StageInfo,
     frames: u32,
     tracks: Vec<Track>,
+    /// One per track: topology and rest state.
+    extras: Vec<BodyExtras>,
     embedded: Vec<EmbeddedTrack>,
     rigid: Vec<RigidTrack>,
+}
+
+/// A rest state in local space (through `m`), bend angles in degrees.
+fn rest_frame(m: DMat4, rest: &RestShape, bend_angles: &[([u32; 2], f32)]) -> RestFrame {
+    let points =
+        rest.points.iter().map(|p| gf::Vec3f::from(m.transform_point3(p.as_dvec3()).as_vec3().to_array())).collect();
+    let bend = bend_angles.iter().map(|&(pair, radians)| (pair, radians.to_degrees())).collect();
+    RestFrame { points, elements: rest.elements.clone(), bend }
 }
 
 impl Bake {
@@ -105,19 +168,44 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
+        let extras = imported
+            .bodies
+            .iter()
+            .zip(&imported.scene.bodies)
+            .map(|(prim, body)| BodyExtras {
+                kind: body.kind,
+                dialect: prim.dialect,
+                initial: match body.kind {
+                    BodyKind::Surface => Topology::Triangles(body.triangles.clone()),
+                    BodyKind::Volume => Topology::Tets(body.tets.clone()),
+                },
+                version: 0,
+                topology: vec![None; slots],
+                rest: vec![None; slots],
+                initial_rest: rest_frame(
+                    prim.world_from_local.inverse(),
+                    &RestShape { points: body.rest_points.clone(), elements: body.rest_elements.clone() },
+                    &body.bend_overrides,
+                ),
+                rest_is_fallback: body.rest_points == body.positions,
+            })
+            .collect();
         let embedded = imported
             .embedded
             .iter()
             .zip(&imported.scene.embedded)
-            .map(|(prim, mesh)| EmbeddedTrack {
-                track: Track {
-                    prim_path: prim.prim_path.clone(),
-                    local_from_world: prim.world_from_local.inverse(),
-                    frames: vec![None; slots],
-                },
-                body: prim.body,
-                embedding: Embedding::new(&imported.scene.bodies[mesh.body], &mesh.bind_points),
-                normals: prim.normals.clone(),
+            .map(|(prim, mesh)| {
+                let embedding = Embedding::new(&imported.scene.bodies[mesh.body], &mesh.bind_points);
+                EmbeddedTrack {
+                    track: Track {
+                        prim_path: prim.prim_path.clone(),
+                        local_from_world: prim.world_from_local.inverse(),
+                        frames: vec![None; slots],
+                    },
+                    body: prim.body,
+                    embedding,
+                    normals: prim.normals.clone(),
+                }
             })
             .collect();
         let rigid = imported
@@ -129,7 +217,73 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
-        Bake { stage: imported.stage.clone(), frames, tracks, embedded, rigid }
+        Bake { stage: imported.stage.clone(), frames, tracks, extras, embedded, rigid }
+    }
+
+    /// Records frame `frame` of everything `solver` simulates: positions and velocities
+    /// of every body ([`Bake::push_frame`]), a body's new topology when its
+    /// [`Solver::topology_version`] moved since the last call ([`Bake::push_topology`]),
+    /// the rest state of bodies whose rest shape is part of the state
+    /// ([`Bake::push_rest_shape`]), and rigid-body poses.
+    pub fn record(&mut self, frame: u32, solver: &Solver) {
+        for b in 0..self.tracks.len() {
+            let version = solver.topology_version(b);
+            if version != self.extras[b].version {
+                self.extras[b].version = version;
+                let topology = match self.extras[b].kind {
+                    BodyKind::Surface => Topology::Triangles(solver.triangles(b).to_vec()),
+                    BodyKind::Volume => Topology::Tets(solver.tets(b).to_vec()),
+                };
+                self.push_topology(frame, b, topology);
+            }
+            if solver.rest_is_state(b) {
+                self.push_rest_shape(frame, b, &solver.rest_shape(b), &solver.rest_bend_angles(b));
+            }
+        }
+        let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
+        self.push_frame(frame, &states);
+        let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(r)).collect();
+        self.push_rigid_frame(frame, &poses);
+    }
+
+    /// Records that body `body`'s topology is `topology` from frame `frame` on (after a
+    /// tear). The output then holds time-sampled topology for the body: the imported
+    /// topology at frame 0 and this one at `frame`. Embedded meshes of the body follow
+    /// the elements they are bound to. Push the topology before the frame's positions
+    /// ([`Bake::push_frame`]), which then index the new, longer vertex list.
+    ///
+    /// # Panics
+    ///
+    /// If `frame > frames`, `body` is out of range or the topology's kind or element
+    /// count differs from the imported body's: caller bugs.
+    pub fn push_topology(&mut self, frame: u32, body: usize, topology: Topology) {
+        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let extras = &mut self.extras[body];
+        let same_shape = match (&extras.initial, &topology) {
+            (Topology::Triangles(a), Topology::Triangles(b)) => a.len() == b.len(),
+            (Topology::Tets(a), Topology::Tets(b)) => a.len() == b.len(),
+            _ => false,
+        };
+        assert!(same_shape, "a body's topology keeps its element kind and count");
+        let (triangles, tets): (&[[u32; 3]], &[[u32; 4]]) = match &topology {
+            Topology::Triangles(t) => (t, &[]),
+            Topology::Tets(t) => (&[], t),
+        };
+        for e in self.embedded.iter_mut().filter(|e| e.body == body) {
+            e.embedding.follow_topology(triangles, tets);
+        }
+        extras.topology[frame as usize] = Some(topology);
+    }
+
+    /// Records body `body`'s rest state at frame `frame`: its rest shape (world space,
+    /// as `Solver::rest_shape` gives it) and dihedral rest angles (radians, as
+    /// `Solver::rest_bend_angles` gives them). Written as time-sampled
+    /// `restShapePoints`, rest element indices and (surface bodies, when any)
+    /// `restAdjTriPairs` / `restBendAngles` in degrees, under the input's dialect.
+    pub fn push_rest_shape(&mut self, frame: u32, body: usize, rest: &RestShape, bend_angles: &[([u32; 2], f32)]) {
+        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let frame_rest = rest_frame(self.tracks[body].local_from_world, rest, bend_angles);
+        self.extras[body].rest[frame as usize] = Some(frame_rest);
     }
 
     /// Records frame `frame` (0..=frames) of every rigid body: its world pose
@@ -231,6 +385,10 @@ impl Bake {
                 for track in self.tracks.iter().chain(self.embedded.iter().map(|e| &e.track)) {
                     author_track(edit, track, self.stage.start_time_code)?;
                 }
+                for (track, extras) in self.tracks.iter().zip(&self.extras) {
+                    author_topology(edit, track, extras, self.stage.start_time_code)?;
+                    author_rest(edit, track, extras, self.stage.start_time_code)?;
+                }
                 for track in &self.rigid {
                     author_rigid(edit, track, self.stage.start_time_code)?;
                 }
@@ -300,6 +458,155 @@ fn author_track(edit: &mut sdf::LayerEdit<'_>, track: &Track, start: f64) -> Res
                 _ => frame.extent.to_vec(),
             };
             spec.set_time_sample(start + k as f64, sdf::Value::Vec3fVec(value))?;
+        }
+    }
+    Ok(())
+}
+
+/// Converts indices to USD's `int`.
+fn ints(indices: impl IntoIterator<Item = u32>) -> Vec<i32> {
+    indices.into_iter().map(|i| i as i32).collect()
+}
+
+/// A time-sampled attribute on `prim` with one value per `(frame, value)`.
+fn author_samples(
+    edit: &mut sdf::LayerEdit<'_>,
+    prim: &sdf::Path,
+    name: &str,
+    type_name: &str,
+    start: f64,
+    samples: Vec<(usize, sdf::Value)>,
+) -> Result<(), sdf::AuthoringError> {
+    if samples.is_empty() {
+        return Ok(());
+    }
+    let path = prim.append_property(name)?;
+    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
+    for (k, value) in samples {
+        spec.set_time_sample(start + k as f64, value)?;
+    }
+    Ok(())
+}
+
+/// Varying topology of a torn body: nothing when the topology never changed; else the
+/// initial topology at the first frame and the new one at every frame it changed.
+fn author_topology(
+    edit: &mut sdf::LayerEdit<'_>,
+    track: &Track,
+    extras: &BodyExtras,
+    start: f64,
+) -> Result<(), sdf::AuthoringError> {
+    if extras.topology.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let prim = sdf::Path::new(&track.prim_path)?;
+    let mut changes: Vec<(usize, &Topology)> = Vec::new();
+    if extras.topology[0].is_none() {
+        changes.push((0, &extras.initial));
+    }
+    changes.extend(extras.topology.iter().enumerate().filter_map(|(k, t)| t.as_ref().map(|t| (k, t))));
+    match extras.kind {
+        BodyKind::Surface => {
+            let mut counts = Vec::new();
+            let mut indices = Vec::new();
+            for &(k, topology) in &changes {
+                let Topology::Triangles(triangles) = topology else { continue };
+                counts.push((k, sdf::Value::IntVec(vec![3; triangles.len()])));
+                indices.push((k, sdf::Value::IntVec(ints(triangles.iter().flatten().copied()))));
+            }
+            author_samples(edit, &prim, "faceVertexCounts", "int[]", start, counts)?;
+            author_samples(edit, &prim, "faceVertexIndices", "int[]", start, indices)?;
+        }
+        BodyKind::Volume => {
+            let mut tets_samples = Vec::new();
+            let mut surface_samples = Vec::new();
+            for &(k, topology) in &changes {
+                let Topology::Tets(tets) = topology else { continue };
+                tets_samples.push((
+                    k,
+                    sdf::Value::Vec4iVec(tets.iter().map(|t| gf::Vec4i::from(t.map(|i| i as i32))).collect()),
+                ));
+                // The boundary faces, wound outwards in this frame's points (the last
+                // recorded frame at or before it when this one is missing).
+                let points = track.frames[..=k].iter().rev().flatten().next().map(|f| &f.points);
+                let Some(points) = points else { continue };
+                let mut body = Body::new(
+                    String::new(),
+                    BodyKind::Volume,
+                    points.iter().map(|p| Vec3::new(p.x, p.y, p.z)).collect(),
+                    usdsim_core::Material::elastic(1.0, 0.3, 1.0),
+                );
+                if tets.iter().flatten().any(|&i| i as usize >= body.positions.len()) {
+                    continue;
+                }
+                body.tets.clone_from(tets);
+                let faces = usdsim_core::surface_triangles(&body);
+                surface_samples.push((
+                    k,
+                    sdf::Value::Vec3iVec(faces.iter().map(|f| gf::Vec3i::from(f.map(|i| i as i32))).collect()),
+                ));
+            }
+            author_samples(edit, &prim, "tetVertexIndices", "int4[]", start, tets_samples)?;
+            author_samples(edit, &prim, "surfaceFaceVertexIndices", "int3[]", start, surface_samples)?;
+        }
+    }
+    Ok(())
+}
+
+/// The rest state of a body whose rest shape is part of the state, time-sampled.
+fn author_rest(
+    edit: &mut sdf::LayerEdit<'_>,
+    track: &Track,
+    extras: &BodyExtras,
+    start: f64,
+) -> Result<(), sdf::AuthoringError> {
+    let mut frames: Vec<(usize, &RestFrame)> =
+        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (k, r))).collect();
+    if frames.is_empty() {
+        let torn = extras.topology.iter().any(Option::is_some);
+        if !(extras.rest_is_fallback || torn) || track.frames.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        frames.push((0, &extras.initial_rest));
+    }
+    let prim = sdf::Path::new(&track.prim_path)?;
+    let d = extras.dialect;
+    let points = frames.iter().map(|&(k, r)| (k, sdf::Value::Vec3fVec(r.points.clone()))).collect();
+    author_samples(edit, &prim, d.rest_points(), "point3f[]", start, points)?;
+    match extras.kind {
+        BodyKind::Volume => {
+            let tets = frames
+                .iter()
+                .map(|&(k, r)| {
+                    (k, sdf::Value::Vec4iVec(r.elements.iter().map(|e| gf::Vec4i::from(e.map(|i| i as i32))).collect()))
+                })
+                .collect();
+            author_samples(edit, &prim, d.rest_tets(), "int4[]", start, tets)?;
+        }
+        BodyKind::Surface => {
+            let tris = frames
+                .iter()
+                .map(|&(k, r)| {
+                    let v = r.elements.iter().map(|e| gf::Vec3i::from([e[0] as i32, e[1] as i32, e[2] as i32]));
+                    (k, sdf::Value::Vec3iVec(v.collect()))
+                })
+                .collect();
+            author_samples(edit, &prim, d.rest_tris(), "int3[]", start, tris)?;
+            if frames.iter().any(|(_, r)| !r.bend.is_empty()) {
+                let pairs = frames
+                    .iter()
+                    .map(|&(k, r)| {
+                        let v = r.bend.iter().map(|(p, _)| gf::Vec2i::from([p[0] as i32, p[1] as i32]));
+                        (k, sdf::Value::Vec2iVec(v.collect()))
+                    })
+                    .collect();
+                let angles = frames
+                    .iter()
+                    .map(|&(k, r)| (k, sdf::Value::FloatVec(r.bend.iter().map(|&(_, a)| a).collect())))
+                    .collect();
+                author_samples(edit, &prim, d.adj_tri_pairs(), "int2[]", start, pairs)?;
+                author_samples(edit, &prim, d.bend_angles(), "float[]", start, angles)?;
+            }
         }
     }
     Ok(())

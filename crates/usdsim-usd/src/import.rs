@@ -83,6 +83,9 @@ pub struct BodyPrim {
     /// The simulation mesh's full local-to-world transform at `startTimeCode`
     /// (column-vector convention): world = `world_from_local` * local.
     pub world_from_local: DMat4,
+    /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
+    /// its state back under the same names.
+    pub dialect: crate::body::Dialect,
 }
 
 /// What the importer needs to know about each traversed prim, read once.
@@ -108,6 +111,17 @@ impl PrimSummary {
 /// Bad input is an [`ImportError`] naming file, prim and attribute; anything that can
 /// be worked around is a warning in [`Imported::warnings`] instead.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    import_at(path, None)
+}
+
+/// Like [`import`], but reads the stage's state at time code `start` instead of its
+/// `startTimeCode` when given: points, velocities, topology, rest shapes and every other
+/// value are read at `start`, and [`Imported::stage`]'s `start_time_code` becomes
+/// `start`, so frame k of a bake lands at `start + k` and animated attachments and
+/// kinematic bodies are sampled from `start` on. This is how a run resumes a previous
+/// bake (which holds its state, varying topology and plastic rest shape included, as
+/// time samples).
+pub fn import_at(path: &Path, start: Option<f64>) -> Result<Imported, ImportError> {
     if let Err(err) = std::fs::metadata(path).and_then(|m| {
         if m.is_file() {
             Ok(())
@@ -123,15 +137,18 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
             reason: "the path is not valid UTF-8".to_string(),
         });
     };
-    crate::context::guard_reader(|| import_stage(path, path_str))
+    crate::context::guard_reader(|| import_stage(path, path_str, start))
         .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: path.to_path_buf(), reason }))
 }
 
-fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
+fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Imported, ImportError> {
     let stage = usd::Stage::open(path_str)
         .map_err(|err| ImportError::Unparsable { file: path.to_path_buf(), reason: err.to_string() })?;
     let mut ctx = Ctx::new(stage, path);
-    let info = stage_info::read(&mut ctx);
+    let mut info = stage_info::read(&mut ctx);
+    if let Some(start) = start {
+        info.start_time_code = start;
+    }
     ctx.time = info.start_time_code;
     let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
 
@@ -152,7 +169,11 @@ fn import_stage(path: &Path, path_str: &str) -> Result<Imported, ImportError> {
             kinematic_tracks.push(kinematic::read(&mut ctx, found, index, info.start_time_code)?);
         }
         scene.bodies.push(read.body);
-        body_prims.push(BodyPrim { prim_path: found.sim.to_string(), world_from_local: read.world_from_local });
+        body_prims.push(BodyPrim {
+            prim_path: found.sim.to_string(),
+            world_from_local: read.world_from_local,
+            dialect: found.dialect,
+        });
         for &(k, collision) in &found.embedded {
             if let Some((mesh, out)) = embedded::read(&mut ctx, &prims[k], collision, index, &mut xforms)? {
                 scene.embedded.push(mesh);

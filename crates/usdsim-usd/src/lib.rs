@@ -25,13 +25,15 @@ mod pose;
 mod rigid_body;
 mod stage_info;
 mod units;
+mod usdsim_api;
 pub mod validate;
 mod xform;
 
 pub use attachment::{FrameTrack, TrackTarget};
+pub use body::Dialect;
 pub use error::{ExportError, ImportError, Location};
-pub use export::{default_output_path, Bake};
-pub use import::{import, BodyPrim, EmbeddedPrim, FaceTopology, Imported};
+pub use export::{default_output_path, Bake, Topology};
+pub use import::{import, import_at, BodyPrim, EmbeddedPrim, FaceTopology, Imported};
 pub use kinematic::KinematicTrack;
 pub use rigid_body::{pose_of as rigid_pose_of, RigidPrim};
 pub use stage_info::{StageInfo, UpAxis};

@@ -16,6 +16,7 @@ use crate::context::Ctx;
 use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::units::Units;
+use crate::usdsim_api::{self, MaterialExtras};
 
 /// Binding relationship names, strongest purpose first.
 const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
@@ -227,6 +228,7 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
 /// ancestor's `strongerThanDescendants` binding still wins, and a subset without its own
 /// binding inherits the mesh's). Returns the material table and one index per element
 /// ([`BODY_MATERIAL`] for elements in no subset); both empty when no subset applies.
+/// The table's tearing and plasticity (`UsdsimMaterialAPI`) come index for index.
 pub(crate) fn element_materials(
     ctx: &mut Ctx,
     prims: &[PrimSummary],
@@ -234,7 +236,7 @@ pub(crate) fn element_materials(
     kind: BodyKind,
     element_count: usize,
     units: &Units,
-) -> Result<(Vec<Material>, Vec<u32>), ImportError> {
+) -> Result<ElementMaterials, ImportError> {
     let sim = &prims[sim_index].path;
     let subsets: Vec<sdf::Path> = prims[sim_index + 1..]
         .iter()
@@ -246,7 +248,7 @@ pub(crate) fn element_materials(
         BodyKind::Volume => "tetrahedron",
         BodyKind::Surface => "face",
     };
-    let mut table: Vec<(Option<sdf::Path>, Material)> = Vec::new();
+    let mut table: Vec<(Option<sdf::Path>, Material, MaterialExtras)> = Vec::new();
     let mut per_element = vec![BODY_MATERIAL; element_count];
     let mut any = false;
     let mut overlap = false;
@@ -269,10 +271,11 @@ pub(crate) fn element_materials(
         let indices = attribute_values::int_array(ctx, &subset, "indices")?.unwrap_or_default();
         let material = bound_material(ctx, &subset)?;
         let values = body_material(ctx, material.as_ref(), units, &subset)?;
-        let slot = match table.iter().position(|(path, _)| *path == material) {
+        let slot = match table.iter().position(|(path, _, _)| *path == material) {
             Some(k) => k,
             None => {
-                table.push((material, values));
+                let extras = usdsim_api::material_extras(ctx, material.as_ref())?;
+                table.push((material, values, extras));
                 table.len() - 1
             }
         };
@@ -287,7 +290,25 @@ pub(crate) fn element_materials(
         ctx.warn(sim, None, "materialBind subsets overlap; the last subset listing an element wins");
     }
     if !any {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(ElementMaterials::default());
     }
-    Ok((table.into_iter().map(|(_, m)| m).collect(), per_element))
+    Ok(ElementMaterials {
+        materials: table.iter().map(|(_, m, _)| *m).collect(),
+        per_element,
+        tear_ratio: table.iter().map(|(_, _, e)| e.tear_ratio).collect(),
+        plastic: table.iter().map(|(_, _, e)| e.plastic).collect(),
+    })
+}
+
+/// Per-element material assignment of a body (see [`element_materials`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ElementMaterials {
+    /// The distinct materials of the subsets.
+    pub materials: Vec<Material>,
+    /// Per element: an index into `materials`, or [`BODY_MATERIAL`].
+    pub per_element: Vec<u32>,
+    /// `usdsim:tearRatio` of each of `materials`.
+    pub tear_ratio: Vec<Option<f32>>,
+    /// Plasticity of each of `materials`.
+    pub plastic: Vec<Option<usdsim_core::Plasticity>>,
 }

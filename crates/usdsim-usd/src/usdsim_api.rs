@@ -1,0 +1,438 @@
+//! Our own schema extension (`schemas/usdsim/`, namespace `usdsim:`): tearing and
+//! plasticity on a physics material (`UsdsimMaterialAPI`) and the constitutive model of
+//! a body (`UsdsimBodyAPI`).
+//!
+//! Values are read when the API is applied. `usdsim:` attributes authored on a prim that
+//! does not apply the API are still read (a forgotten `apiSchemas` entry is the common
+//! mistake, and ignoring the values silently would be worse), with a warning that names
+//! the missing API. None of the values carries a distance or mass unit that needs
+//! converting: ratios and rates are unitless, and `springStiffness` (mass/s²) and
+//! `springDamping` (mass/s) are authored in stage units like every other value.
+
+use openusd::sdf;
+use usdsim_core::spring_mass::LinkKinds;
+use usdsim_core::{Model, Plasticity, Springs};
+
+use crate::attribute_values;
+use crate::context::Ctx;
+use crate::error::ImportError;
+
+/// The material API's name, as listed in `apiSchemas`.
+pub(crate) const MATERIAL_API: &str = "UsdsimMaterialAPI";
+/// The body API's name, as listed in `apiSchemas`.
+pub(crate) const BODY_API: &str = "UsdsimBodyAPI";
+
+/// `UsdsimMaterialAPI` attribute names.
+pub(crate) const TEAR_RATIO: &str = "usdsim:tearRatio";
+pub(crate) const PLASTIC_YIELD: &str = "usdsim:plasticYieldRatio";
+pub(crate) const PLASTIC_RATE: &str = "usdsim:plasticRate";
+pub(crate) const PLASTIC_MAX_STRAIN: &str = "usdsim:plasticMaxStrain";
+/// `UsdsimBodyAPI` attribute names.
+pub(crate) const MODEL: &str = "usdsim:model";
+pub(crate) const SPRING_STIFFNESS: &str = "usdsim:springStiffness";
+pub(crate) const SPRING_DAMPING: &str = "usdsim:springDamping";
+pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
+
+const MATERIAL_ATTRS: [&str; 4] = [TEAR_RATIO, PLASTIC_YIELD, PLASTIC_RATE, PLASTIC_MAX_STRAIN];
+const BODY_ATTRS: [&str; 4] = [MODEL, SPRING_STIFFNESS, SPRING_DAMPING, SPRING_LINKS];
+
+/// Tearing and plasticity of one material.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct MaterialExtras {
+    /// `usdsim:tearRatio` when tearing (> 1); `None` never tears.
+    pub tear_ratio: Option<f32>,
+    /// Plastic flow when `usdsim:plasticYieldRatio` > 1 and `usdsim:plasticRate` > 0.
+    pub plastic: Option<Plasticity>,
+}
+
+/// Whether `prim` applies the single-apply API `api`.
+fn applies(ctx: &Ctx, prim: &sdf::Path, api: &str) -> Result<bool, ImportError> {
+    let apis = ctx.prim(prim)?.api_schemas().map_err(|err| ctx.query_err(prim, None, err))?;
+    Ok(apis.iter().any(|a| a.as_str() == api))
+}
+
+/// Warns when `usdsim:` attributes of `api` are authored on `prim` without the API
+/// applied. Returns whether any of them is authored at all.
+fn check_applied(ctx: &mut Ctx, prim: &sdf::Path, api: &str, names: &[&str]) -> Result<bool, ImportError> {
+    let mut authored = Vec::new();
+    for &name in names {
+        if attribute_values::raw(ctx, prim, name)?.is_some() {
+            authored.push(name);
+        }
+    }
+    if authored.is_empty() {
+        return Ok(false);
+    }
+    if !applies(ctx, prim, api)? {
+        ctx.warn(
+            prim,
+            Some(authored[0]),
+            format!(
+                "{} authored without {api} in apiSchemas; read anyway (add \"{api}\" to apiSchemas)",
+                authored.join(", ")
+            ),
+        );
+    }
+    Ok(true)
+}
+
+/// A finite number, or an error naming the attribute.
+fn finite(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Option<f64>, ImportError> {
+    match attribute_values::f64_value(ctx, prim, name)? {
+        Some(v) if !v.is_finite() => Err(invalid(ctx, prim, name, format!("must be a finite number, found {v}"))),
+        other => Ok(other),
+    }
+}
+
+fn invalid(ctx: &Ctx, prim: &sdf::Path, name: &str, reason: String) -> ImportError {
+    ImportError::Invalid { at: ctx.prop_loc(prim, name), reason }
+}
+
+/// Reads `UsdsimMaterialAPI` from a bound material (`None`: nothing bound, so no
+/// tearing and no plasticity).
+///
+/// * `tearRatio`: 0 (the fallback) never tears; otherwise it must exceed 1.
+/// * `plasticYieldRatio`: 0 is elastic; otherwise it must exceed 1, and `plasticRate`
+///   (in [0, 1]) must be above 0 for anything to flow (a yield with rate 0 is a warning
+///   and stays elastic).
+/// * `plasticMaxStrain`: 0 is no cap; otherwise positive.
+pub(crate) fn material_extras(ctx: &mut Ctx, material: Option<&sdf::Path>) -> Result<MaterialExtras, ImportError> {
+    let Some(material) = material else {
+        return Ok(MaterialExtras::default());
+    };
+    if !check_applied(ctx, material, MATERIAL_API, &MATERIAL_ATTRS)? {
+        return Ok(MaterialExtras::default());
+    }
+    let tear_ratio = match finite(ctx, material, TEAR_RATIO)? {
+        None => None,
+        Some(0.0) => None,
+        Some(r) if r > 1.0 => Some(r as f32),
+        Some(r) => {
+            return Err(invalid(
+                ctx,
+                material,
+                TEAR_RATIO,
+                format!("must be 0 (never tears) or a stretch ratio above 1 (1.8 tears at 180 %), found {r}"),
+            ))
+        }
+    };
+    let yield_ratio = match finite(ctx, material, PLASTIC_YIELD)? {
+        None => None,
+        Some(0.0) => None,
+        Some(y) if y > 1.0 => Some(y),
+        Some(y) => {
+            return Err(invalid(
+                ctx,
+                material,
+                PLASTIC_YIELD,
+                format!("must be 0 (elastic) or a stretch ratio above 1, found {y}"),
+            ))
+        }
+    };
+    let rate = match finite(ctx, material, PLASTIC_RATE)? {
+        Some(k) if !(0.0..=1.0).contains(&k) => {
+            return Err(invalid(ctx, material, PLASTIC_RATE, format!("must lie in [0, 1], found {k}")))
+        }
+        other => other.unwrap_or(0.0),
+    };
+    let max_strain = match finite(ctx, material, PLASTIC_MAX_STRAIN)? {
+        Some(s) if s < 0.0 => {
+            return Err(invalid(
+                ctx,
+                material,
+                PLASTIC_MAX_STRAIN,
+                format!("must be 0 (no cap) or positive, found {s}"),
+            ))
+        }
+        Some(s) if s > 0.0 => Some(s as f32),
+        _ => None,
+    };
+    let plastic = match yield_ratio {
+        Some(_) if rate == 0.0 => {
+            ctx.warn(
+                material,
+                Some(PLASTIC_RATE),
+                format!("{PLASTIC_YIELD} is set but {PLASTIC_RATE} is 0 (or unauthored): nothing flows, the material stays elastic"),
+            );
+            None
+        }
+        Some(y) => Some(Plasticity { yield_ratio: y as f32, rate: rate as f32, max_strain }),
+        None => None,
+    };
+    Ok(MaterialExtras { tear_ratio, plastic })
+}
+
+/// Reads `UsdsimBodyAPI` from the body prim (`root`, the prim with the deformable body
+/// API) or, when the root says nothing, from the simulation mesh (`sim`). Unauthored:
+/// finite elements.
+pub(crate) fn body_model(ctx: &mut Ctx, root: &sdf::Path, sim: &sdf::Path) -> Result<Model, ImportError> {
+    let mut prim = root;
+    if !check_applied(ctx, root, BODY_API, &BODY_ATTRS)? {
+        if sim == root || !check_applied(ctx, sim, BODY_API, &BODY_ATTRS)? {
+            return Ok(Model::Fem);
+        }
+        prim = sim;
+    }
+    let springs = match attribute_values::token_value(ctx, prim, MODEL)?.as_deref() {
+        None | Some("fem") => false,
+        Some("springs") => true,
+        Some(other) => {
+            return Err(invalid(ctx, prim, MODEL, format!("expected \"fem\" or \"springs\", found {other:?}")));
+        }
+    };
+    let non_negative = |ctx: &Ctx, name: &str| -> Result<f32, ImportError> {
+        match finite(ctx, prim, name)? {
+            Some(v) if v < 0.0 => Err(invalid(ctx, prim, name, format!("must be non-negative, found {v}"))),
+            Some(v) => Ok(v as f32),
+            None => Ok(0.0),
+        }
+    };
+    let stiffness = non_negative(ctx, SPRING_STIFFNESS)?;
+    let damping = non_negative(ctx, SPRING_DAMPING)?;
+    let links = match attribute_values::token_array(ctx, prim, SPRING_LINKS)? {
+        None => Springs::default().links,
+        Some(tokens) => {
+            let mut links = LinkKinds { structural: false, shear: false, bend: false };
+            for t in &tokens {
+                match t.as_str() {
+                    "structural" => links.structural = true,
+                    "shear" => links.shear = true,
+                    "bend" => links.bend = true,
+                    other => {
+                        return Err(invalid(
+                            ctx,
+                            prim,
+                            SPRING_LINKS,
+                            format!("unknown link kind {other:?}; expected \"structural\", \"shear\" or \"bend\""),
+                        ))
+                    }
+                }
+            }
+            if tokens.is_empty() {
+                return Err(invalid(
+                    ctx,
+                    prim,
+                    SPRING_LINKS,
+                    "names no link kind; list at least one of \"structural\", \"shear\", \"bend\"".to_string(),
+                ));
+            }
+            links
+        }
+    };
+    if !springs {
+        let authored: Vec<&str> = [SPRING_STIFFNESS, SPRING_DAMPING, SPRING_LINKS]
+            .into_iter()
+            .filter(|n| attribute_values::raw(ctx, prim, n).ok().flatten().is_some())
+            .collect();
+        if !authored.is_empty() {
+            ctx.warn(
+                prim,
+                Some(authored[0]),
+                format!(
+                    "{} only apply to usdsim:model = \"springs\"; ignored for finite elements",
+                    authored.join(", ")
+                ),
+            );
+        }
+        return Ok(Model::Fem);
+    }
+    Ok(Model::Springs(Springs { stiffness, damping, links }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::ImportError;
+    use crate::import::{import, Imported};
+    use usdsim_core::{Model, Plasticity};
+
+    /// A one-triangle cloth whose material and body carry `material_extra` /
+    /// `body_extra` (attribute lines and, in `*_apis`, extra apiSchemas entries), plus a
+    /// face subset bound to a second material with `subset_extra`.
+    fn scene(
+        material_apis: &str,
+        material_extra: &str,
+        body_apis: &str,
+        body_extra: &str,
+        subset_extra: &str,
+    ) -> String {
+        format!(
+            r#"#usda 1.0
+(
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+
+def Xform "World"
+{{
+    def Material "ClothMaterial" (
+        prepend apiSchemas = ["OmniPhysicsSurfaceDeformableMaterialAPI"{material_apis}]
+    )
+    {{
+{material_extra}
+    }}
+    def Material "Patch" (
+        prepend apiSchemas = ["OmniPhysicsSurfaceDeformableMaterialAPI", "UsdsimMaterialAPI"]
+    )
+    {{
+{subset_extra}
+    }}
+    def Mesh "Cloth" (
+        prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPhysicsSurfaceDeformableSimAPI", "MaterialBindingAPI"{body_apis}]
+    )
+    {{
+        rel material:binding:physics = </World/ClothMaterial>
+        point3f[] points = [(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)]
+        int[] faceVertexCounts = [3, 3]
+        int[] faceVertexIndices = [0, 1, 2, 1, 3, 2]
+{body_extra}
+        def GeomSubset "Patch" (
+            prepend apiSchemas = ["MaterialBindingAPI"]
+        )
+        {{
+            uniform token familyName = "materialBind"
+            uniform token elementType = "face"
+            int[] indices = [1]
+            rel material:binding:physics = </World/Patch>
+        }}
+    }}
+}}
+"#
+        )
+    }
+
+    fn import_text(text: &str) -> Result<Imported, ImportError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scene.usda");
+        std::fs::write(&path, text).unwrap();
+        import(&path)
+    }
+
+    #[test]
+    fn material_api_gives_tear_ratio_and_plasticity_per_material() {
+        let imported = import_text(&scene(
+            r#", "UsdsimMaterialAPI""#,
+            "        float usdsim:tearRatio = 1.5\n        float usdsim:plasticYieldRatio = 1.1\n        float usdsim:plasticRate = 0.25\n        float usdsim:plasticMaxStrain = 0.5",
+            "",
+            "",
+            "        float usdsim:tearRatio = 2\n        float usdsim:plasticYieldRatio = 1.3\n        float usdsim:plasticRate = 1",
+        ))
+        .unwrap();
+        let body = &imported.scene.bodies[0];
+        assert_eq!(body.tear_ratio, Some(1.5));
+        assert_eq!(body.plastic, Some(Plasticity { yield_ratio: 1.1, rate: 0.25, max_strain: Some(0.5) }));
+        assert_eq!(body.materials.len(), 1);
+        assert_eq!(body.material_tear_ratio, vec![Some(2.0)]);
+        assert_eq!(body.material_plastic, vec![Some(Plasticity { yield_ratio: 1.3, rate: 1.0, max_strain: None })]);
+        assert_eq!(body.element_tear_ratio(0), Some(1.5));
+        assert_eq!(body.element_tear_ratio(1), Some(2.0));
+        assert_eq!(body.model, Model::Fem);
+        assert!(imported.warnings.iter().all(|w| !w.contains("usdsim")), "{:?}", imported.warnings);
+    }
+
+    #[test]
+    fn zero_means_off_and_unauthored_is_elastic() {
+        let imported = import_text(&scene(
+            r#", "UsdsimMaterialAPI""#,
+            "        float usdsim:tearRatio = 0\n        float usdsim:plasticYieldRatio = 0",
+            "",
+            "",
+            "",
+        ))
+        .unwrap();
+        let body = &imported.scene.bodies[0];
+        assert_eq!(body.tear_ratio, None);
+        assert_eq!(body.plastic, None);
+        assert_eq!(body.material_tear_ratio, vec![None]);
+        assert_eq!(body.material_plastic, vec![None]);
+    }
+
+    #[test]
+    fn attributes_without_the_api_are_read_with_a_warning() {
+        let imported = import_text(&scene("", "        float usdsim:tearRatio = 1.8", "", "", "")).unwrap();
+        assert_eq!(imported.scene.bodies[0].tear_ratio, Some(1.8));
+        assert!(
+            imported
+                .warnings
+                .iter()
+                .any(|w| w.contains("/World/ClothMaterial.usdsim:tearRatio") && w.contains("UsdsimMaterialAPI")),
+            "{:?}",
+            imported.warnings
+        );
+    }
+
+    #[test]
+    fn yield_without_rate_warns_and_stays_elastic() {
+        let imported =
+            import_text(&scene(r#", "UsdsimMaterialAPI""#, "        float usdsim:plasticYieldRatio = 1.2", "", "", ""))
+                .unwrap();
+        assert_eq!(imported.scene.bodies[0].plastic, None);
+        assert!(imported.warnings.iter().any(|w| w.contains("usdsim:plasticRate")), "{:?}", imported.warnings);
+    }
+
+    #[test]
+    fn invalid_material_values_name_file_prim_and_attribute() {
+        for (line, attribute, needle) in [
+            ("float usdsim:tearRatio = 0.5", "usdsim:tearRatio", "above 1"),
+            ("float usdsim:tearRatio = 1", "usdsim:tearRatio", "above 1"),
+            ("float usdsim:tearRatio = -2", "usdsim:tearRatio", "above 1"),
+            ("float usdsim:plasticYieldRatio = 0.9", "usdsim:plasticYieldRatio", "above 1"),
+            ("float usdsim:plasticRate = 1.5", "usdsim:plasticRate", "[0, 1]"),
+            ("float usdsim:plasticRate = -0.1", "usdsim:plasticRate", "[0, 1]"),
+            ("float usdsim:plasticMaxStrain = -1", "usdsim:plasticMaxStrain", "positive"),
+            ("float usdsim:tearRatio = inf", "usdsim:tearRatio", "finite"),
+        ] {
+            let err = import_text(&scene(r#", "UsdsimMaterialAPI""#, &format!("        {line}"), "", "", ""))
+                .expect_err(line)
+                .to_string();
+            assert!(err.contains(&format!("scene.usda: /World/ClothMaterial.{attribute}")), "{line}: {err}");
+            assert!(err.contains(needle), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn body_api_selects_the_spring_model() {
+        let imported = import_text(&scene(
+            "",
+            "",
+            r#", "UsdsimBodyAPI""#,
+            "        uniform token usdsim:model = \"springs\"\n        float usdsim:springStiffness = 500\n        float usdsim:springDamping = 2\n        uniform token[] usdsim:springLinks = [\"structural\", \"bend\"]",
+            "",
+        ))
+        .unwrap();
+        let Model::Springs(s) = imported.scene.bodies[0].model else {
+            panic!("expected springs, got {:?}", imported.scene.bodies[0].model)
+        };
+        assert_eq!((s.stiffness, s.damping), (500.0, 2.0));
+        assert!(s.links.structural && !s.links.shear && s.links.bend);
+    }
+
+    #[test]
+    fn springs_default_to_every_link_kind() {
+        let imported =
+            import_text(&scene("", "", r#", "UsdsimBodyAPI""#, "        uniform token usdsim:model = \"springs\"", ""))
+                .unwrap();
+        assert_eq!(imported.scene.bodies[0].model, Model::Springs(usdsim_core::Springs::default()));
+    }
+
+    #[test]
+    fn invalid_body_values_are_errors() {
+        for (line, attribute) in [
+            ("uniform token usdsim:model = \"mpm\"", "usdsim:model"),
+            ("float usdsim:springStiffness = -1", "usdsim:springStiffness"),
+            ("uniform token[] usdsim:springLinks = [\"diagonal\"]", "usdsim:springLinks"),
+            ("uniform token[] usdsim:springLinks = []", "usdsim:springLinks"),
+        ] {
+            let err = import_text(&scene("", "", r#", "UsdsimBodyAPI""#, &format!("        {line}"), ""))
+                .expect_err(line)
+                .to_string();
+            assert!(err.contains(&format!("scene.usda: /World/Cloth.{attribute}")), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn body_attributes_without_the_api_warn() {
+        let imported = import_text(&scene("", "", "", "        uniform token usdsim:model = \"springs\"", "")).unwrap();
+        assert!(matches!(imported.scene.bodies[0].model, Model::Springs(_)));
+        assert!(imported.warnings.iter().any(|w| w.contains("UsdsimBodyAPI")), "{:?}", imported.warnings);
+    }
+}
