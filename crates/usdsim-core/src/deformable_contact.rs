@@ -27,6 +27,14 @@
 //!   couple four vertices of possibly different bodies, so they are projected on one
 //!   thread in list order after the coloured constraints of each iteration: results are
 //!   bit-identical for any thread count.
+//! * **Immovable sides.** A pair whose vertices are all immovable (kinematic, pinned or
+//!   driven, asleep) is skipped, except when exactly one of its two bodies is asleep: a
+//!   kinematic body moving into a sleeping one must be seen to wake it
+//!   ([`Surfaces::woken_by`]; the projection itself does nothing with such a pair until
+//!   the sleeper wakes). A kinematic body against a dynamic one needs nothing special:
+//!   its zero inverse mass puts the whole correction on the dynamic side, from either
+//!   direction (its vertices on the other's triangles, or the other's vertices on its
+//!   triangles).
 //! * **Friction** once per substep from each contact's accumulated normal push, on the
 //!   relative tangential displacement of vertex and triangle point, distributed by
 //!   inverse mass (Macklin et al. 2014, "Unified Particle Physics for Real-Time
@@ -140,6 +148,10 @@ pub struct Surfaces {
     two_sided: Vec<bool>,
     friction: Vec<[f32; 2]>,
     self_contact: Vec<bool>,
+    /// Per body: asleep (`startsAsleep`, not woken yet). A pair of immovable vertices
+    /// and triangle (or edges) is still a contact when exactly one side sleeps: a
+    /// kinematic or driven body touching a sleeping one must wake it.
+    asleep: Vec<bool>,
     /// (global vertex, triangle) pairs exempt from self contact (close in the
     /// self-collision filter pose), sorted.
     pose_exempt: Vec<(u32, u32)>,
@@ -299,6 +311,7 @@ impl Surfaces {
             two_sided: scene.bodies.iter().map(|b| b.kind == BodyKind::Surface).collect(),
             friction: scene.bodies.iter().map(|b| [b.material.static_friction, b.material.dynamic_friction]).collect(),
             self_contact: self_on,
+            asleep: scene.bodies.iter().map(|b| b.starts_asleep && !b.kinematic).collect(),
             pose_exempt: Vec::new(),
             cell: 0.0,
             margin: 0.0,
@@ -367,6 +380,44 @@ impl Surfaces {
     /// Whether there is anything to collide.
     pub fn is_empty(&self) -> bool {
         self.triangles.is_empty()
+    }
+
+    /// Marks body `body` awake (see [`crate::Solver::wake`]): from the next detection on,
+    /// its pairs with immovable partners are skipped like any other immovable pair.
+    pub fn set_awake(&mut self, body: usize) {
+        if let Some(a) = self.asleep.get_mut(body) {
+            *a = false;
+        }
+    }
+
+    /// The sleeping body contact `c` wakes, if any: exactly one side's body is asleep,
+    /// the other side's vertices moved this substep (`x` against `x_prev`: a dynamic body
+    /// in motion, a kinematic or driven body following its targets) and the pair touches
+    /// at the predicted positions `x` (its constraint is violated, so it would push).
+    pub fn woken_by(&self, c: &Contact, x: &[Vec3], x_prev: &[Vec3]) -> Option<usize> {
+        let (ids, split, bodies) = if c.edge {
+            let bodies = [self.edge_body[c.vertex as usize], self.edge_body[c.triangle as usize]];
+            (self.edge_vertices(c), 2, bodies)
+        } else {
+            let tri = self.triangles[c.triangle as usize];
+            let bodies = [self.vertex_body[c.vertex as usize], self.tri_body[c.triangle as usize]];
+            ([c.vertex, tri[0], tri[1], tri[2]], 1, bodies)
+        };
+        let [a, b] = bodies.map(|b| b as usize);
+        let (sleeper, mover) = match (self.asleep[a], self.asleep[b]) {
+            (true, false) => (a, &ids[split..]),
+            (false, true) => (b, &ids[..split]),
+            _ => return None,
+        };
+        if mover.iter().all(|&i| x[i as usize] == x_prev[i as usize]) {
+            return None;
+        }
+        let value = if c.edge {
+            Self::evaluate_edge(c, ids.map(|i| x[i as usize]))?.3
+        } else {
+            self.evaluate(c, x[ids[0] as usize], [ids[1], ids[2], ids[3]].map(|i| x[i as usize]))?.2
+        };
+        (value < 0.0).then_some(sleeper)
     }
 
     /// Finds this substep's contacts into `out`: `x` predicted positions, `x_prev` the
@@ -476,7 +527,7 @@ impl Surfaces {
             if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
                 continue;
             }
-            if a.iter().chain(&b).all(|&i| w[i as usize] == 0.0) {
+            if a.iter().chain(&b).all(|&i| w[i as usize] == 0.0) && self.asleep[ba] == self.asleep[bb] {
                 continue;
             }
             if !(self.edge_ends_collide(filter, ia, ib) && self.edge_ends_collide(filter, ib, ia)) {
@@ -595,7 +646,7 @@ impl Surfaces {
             if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
                 continue;
             }
-            if w[vi] == 0.0 && tri.iter().all(|&i| w[i as usize] == 0.0) {
+            if w[vi] == 0.0 && tri.iter().all(|&i| w[i as usize] == 0.0) && self.asleep[vb] == self.asleep[tb] {
                 continue;
             }
             if !filter.vertex_triangle(vb, lv, tb, self.tri_local[ti]) {

@@ -72,6 +72,62 @@ pub struct Plasticity {
     pub max_strain: Option<f32>,
 }
 
+/// When a hinge yields and how far it may flow, as bend angles (radians).
+///
+/// A plate of thickness `h` bent to curvature `κ` strains its faces by `κh/2`; a hinge
+/// turned by `Δθ` spreads that curvature over about the distance between its triangles'
+/// centroids, `ℓ = 2A/(3L)` (A both triangles' rest area, L the shared edge), so
+/// `κ ≈ Δθ/ℓ`. The material's yield stretch `y` then gives the yield bend
+/// `Δθ_y = 2(y − 1)ℓ/h`, and a strain cap `s` the largest total flow `2sℓ/h`: one
+/// material, one yield, for stretching tets and bending shells alike.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BendLimits {
+    /// Bend away from the rest angle beyond which the rest angle flows.
+    pub yield_angle: f32,
+    /// Largest total change of the rest angle, if capped.
+    pub max_flow: Option<f32>,
+}
+
+impl BendLimits {
+    /// The limits of the hinge between `triangles` of surface `body` for `params`.
+    pub fn new(params: &Plasticity, body: &crate::Body, triangles: [u32; 2]) -> Self {
+        let corner = |t: u32, k: usize| body.rest_points[body.rest_elements[t as usize][k] as usize];
+        let area = |t: u32| 0.5 * (corner(t, 1) - corner(t, 0)).cross(corner(t, 2) - corner(t, 0)).length();
+        let (t1, t2) = (triangles[0], triangles[1]);
+        // The shared edge: the first triangle's corners that the second also uses.
+        let (tri1, tri2) = (body.triangles[t1 as usize], body.triangles[t2 as usize]);
+        let ends: Vec<usize> = (0..3).filter(|&k| tri2.contains(&tri1[k])).collect();
+        let shared = match ends[..] {
+            [a, b] => corner(t1, a).distance(corner(t1, b)),
+            _ => 0.0,
+        };
+        let ell = 2.0 * (area(t1) + area(t2)) / (3.0 * shared.max(f32::MIN_POSITIVE));
+        let h = body.element_material(t1 as usize).thickness.max(f32::MIN_POSITIVE);
+        Self {
+            yield_angle: 2.0 * (params.yield_ratio - 1.0) * ell / h,
+            max_flow: params.max_strain.map(|s| 2.0 * s * ell / h),
+        }
+    }
+}
+
+/// One plastic flow step of a hinge's rest angle, after the article's rule for links:
+/// bent more than `limits.yield_angle` away from `rest`, the rest angle moves toward the
+/// current `angle` by `rate` times the difference, never further than `limits.max_flow`
+/// from `original`. Returns the new rest angle.
+pub fn flow_hinge(rest: f32, angle: f32, original: f32, params: &Plasticity, limits: &BendLimits) -> f32 {
+    // The short way round, as the hinge constraint measures it.
+    let tau = std::f32::consts::TAU;
+    let d = (angle - rest + std::f32::consts::PI).rem_euclid(tau) - std::f32::consts::PI;
+    if d.abs() <= limits.yield_angle {
+        return rest;
+    }
+    let flowed = rest + params.rate * d;
+    match limits.max_flow {
+        Some(cap) => flowed.clamp(original - cap, original + cap),
+        None => flowed,
+    }
+}
+
 /// Applies one plastic flow step to `tet`, whose vertices are at `p`. `original_dm` is the
 /// element's rest edge matrix before any flow (for the cap). Returns whether the rest
 /// shape changed.

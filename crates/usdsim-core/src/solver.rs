@@ -27,6 +27,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod sleep;
 mod springs;
 mod tear;
 
@@ -147,6 +148,10 @@ pub struct Solver {
     force_bodies: Vec<springs::ForceBody>,
     /// Per body: whether it is one of `force_bodies` (skips the generic prediction).
     force_integrated: Vec<bool>,
+    /// Per body (surface bodies): where its hinges live.
+    hinge_refs: Vec<Vec<HingeRef>>,
+    /// Hinges of plastic materials.
+    plastic_hinges: Vec<PlasticHinge>,
     /// Per body: its tearing data, `None` when it cannot tear.
     tearing: Vec<Option<tear::Tearing>>,
     /// Per body: how many times its topology has changed (tearing).
@@ -163,6 +168,30 @@ pub struct RestShape {
     pub points: Vec<Vec3>,
     /// Per element, indices into `points`.
     pub elements: Vec<[u32; 4]>,
+}
+
+/// Where one of a body's hinges lives among the solver's two hinge sets.
+#[derive(Clone, Copy, Debug)]
+struct HingeRef {
+    /// In the soft (once per substep) set rather than the stiff one.
+    soft: bool,
+    /// Input index within that set.
+    index: u32,
+    /// The hinge's two triangles (body-local).
+    triangles: [u32; 2],
+}
+
+/// A hinge whose rest angle flows plastically (see [`plasticity::flow_hinge`]).
+#[derive(Clone, Copy, Debug)]
+struct PlasticHinge {
+    /// Where it lives.
+    at: HingeRef,
+    /// Its material's plasticity.
+    params: Plasticity,
+    /// Rest angle before any flow.
+    original: f32,
+    /// Bend beyond which it yields and the cap on its total flow, radians.
+    limits: plasticity::BendLimits,
 }
 
 /// Plastic data of one tetrahedron.
@@ -375,6 +404,9 @@ impl Solver {
         for body in &scene.bodies {
             validate(body)?;
             let mut tears = tear::Tearing::new(body);
+            if let Some(t) = tears.as_mut() {
+                t.element_start = if body.kind == BodyKind::Volume { tets.len() } else { membranes.len() };
+            }
             body_tet_start.push(tets.len());
             let base = x.len();
             let n = body.positions.len();
@@ -418,9 +450,6 @@ impl Solver {
                         let re = &body.rest_elements[t];
                         [rest(re, 0), rest(re, 1), rest(re, 2)]
                     };
-                    if let Some(t) = tears.as_mut() {
-                        t.tri_start = Some(membranes.len());
-                    }
                     for (i, tri) in body.triangles.iter().enumerate() {
                         let r = rest_tri(i);
                         let em = body.element_material(i);
@@ -440,7 +469,7 @@ impl Solver {
             }
             if let Some(t) = tears.as_mut() {
                 // Spare slots after the body's own vertices for the copies tearing makes.
-                let spare = tear::Tearing::slots(body.triangles.len()).saturating_sub(n);
+                let spare = tear::Tearing::slots(body).saturating_sub(n);
                 x.extend(std::iter::repeat_n(Vec3::ZERO, spare));
                 v.extend(std::iter::repeat_n(Vec3::ZERO, spare));
                 m.extend(std::iter::repeat_n(0.0, spare));
@@ -522,11 +551,17 @@ impl Solver {
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
         let (mut soft_hinges, mut stiff_hinges) = (Vec::new(), Vec::new());
+        let mut hinge_refs = vec![Vec::new(); scene.bodies.len()];
+        let mut plastic_hinges = Vec::new();
         for (h, triangles, b) in hinges {
             let soft = is_soft(&h, &x, &w, dt);
             let set: &mut Vec<Hinge> = if soft { &mut soft_hinges } else { &mut stiff_hinges };
-            if let Some(t) = tearing[b].as_mut() {
-                t.hinges.push(tear::HingeRef { soft, index: set.len() as u32, triangles });
+            let at = HingeRef { soft, index: set.len() as u32, triangles };
+            hinge_refs[b].push(at);
+            let body = &scene.bodies[b];
+            if let Some(params) = body.element_plasticity(triangles[0] as usize) {
+                let limits = plasticity::BendLimits::new(&params, body, triangles);
+                plastic_hinges.push(PlasticHinge { at, params, original: h.rest_angle, limits });
             }
             set.push(h);
         }
@@ -577,6 +612,8 @@ impl Solver {
             kinematic,
             topology_version: vec![0; scene.bodies.len()],
             input: scene,
+            hinge_refs,
+            plastic_hinges,
             tearing,
             warnings: Vec::new(),
         };
@@ -708,13 +745,16 @@ impl Solver {
     }
 
     /// Wakes body `body`: from now on it is simulated. Asleep bodies are frozen where
-    /// they started (zero velocity, immovable). Today nothing in a scene can wake a body
-    /// by itself: colliders and pin targets are static and deformable–deformable contact
-    /// does not exist yet, so the schema's "until something touches it or something it
-    /// is attached to moves" never happens; callers may wake bodies explicitly.
+    /// they started (zero velocity, immovable, positions bitwise unchanged). The solver
+    /// wakes them itself, every substep, when something moving touches them (deformable
+    /// contact with a moving dynamic, kinematic or driven body) or something they are
+    /// attached to moves (an animated frame, a kinematic body with targets, an awake
+    /// dynamic or rigid body); see `solver/sleep.rs`. Static colliders and pin targets
+    /// never wake anything. Callers may also wake bodies explicitly.
     pub fn wake(&mut self, body: usize) {
         if let Some(Some(w)) = self.sleeping.get_mut(body).map(Option::take) {
             self.w[self.bodies[body].clone()].copy_from_slice(&w);
+            self.surfaces.set_awake(body);
         }
     }
 
@@ -756,6 +796,7 @@ impl Solver {
         };
         contact::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
         self.surfaces.detect(&self.x, &self.x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
+        self.wake_touched();
         self.tets.lambda.fill([0.0; 2]);
         self.membranes.lambda.fill([0.0; 2]);
         self.hinges.lambda.fill(0.0);
@@ -792,6 +833,13 @@ impl Solver {
     /// [`crate::plasticity`]), at the end of a substep. Each tet writes only itself, so
     /// the order does not matter and the result is deterministic.
     fn plastic_flow(&mut self) {
+        for p in &self.plastic_hinges {
+            let set = if p.at.soft { &mut self.soft_hinges } else { &mut self.hinges };
+            let hinge = &mut set.items[set.slot[p.at.index as usize] as usize];
+            if let Some((angle, _)) = bending::angle_and_gradient(hinge.v.map(|i| self.x[i as usize])) {
+                hinge.rest_angle = plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
+            }
+        }
         if self.tet_plastic.is_empty() {
             return;
         }
@@ -909,14 +957,33 @@ impl Solver {
     /// moved it.
     pub fn rest_shape(&self, body: usize) -> RestShape {
         let b = &self.input.bodies[body];
-        RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() }
+        if b.kind != BodyKind::Volume || !self.rest_is_state(body) {
+            return RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() };
+        }
+        // Each tet's own four corners: its authored first corner plus its current rest
+        // edges (plastic flow changes shape, not place, so tets need not agree on shared
+        // corners any more).
+        let mut points = Vec::with_capacity(4 * b.tets.len());
+        for (i, re) in b.rest_elements.iter().enumerate() {
+            let r0 = b.rest_points[re[0] as usize];
+            let dm = self.rest_edges(body, i);
+            points.extend([r0, r0 + dm.x_axis, r0 + dm.y_axis, r0 + dm.z_axis]);
+        }
+        let elements = (0..b.tets.len() as u32).map(|i| [4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3]).collect();
+        RestShape { points, elements }
     }
 
     /// Body `body`'s current dihedral rest angles (radians) per pair of adjacent
     /// triangles, in the schema's `restAdjTriPairs` / `restBendAngles` form (surface
     /// bodies; empty otherwise).
     pub fn rest_bend_angles(&self, body: usize) -> Vec<([u32; 2], f32)> {
-        self.input.bodies[body].bend_overrides.clone()
+        self.hinge_refs[body]
+            .iter()
+            .map(|h| {
+                let set = if h.soft { &self.soft_hinges } else { &self.hinges };
+                (h.triangles, set.items[set.slot[h.index as usize] as usize].rest_angle)
+            })
+            .collect()
     }
 
     /// Whether body `body`'s rest shape or rest angles can change during the run

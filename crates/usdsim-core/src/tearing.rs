@@ -38,12 +38,13 @@ pub fn broken_edges(
     out
 }
 
-/// The result of splitting: new triangles and, for every vertex of the new mesh, the
-/// original vertex it was copied from (the identity for the first `vertex_count`).
+/// The result of splitting: new elements (triangles, or tets with `N = 4`) and, for every
+/// vertex of the new mesh, the original vertex it was copied from (the identity for the
+/// first `vertex_count`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Split {
-    /// Triangles with split vertices substituted.
-    pub triangles: Vec<[u32; 3]>,
+pub struct Split<const N: usize = 3> {
+    /// Elements with split vertices substituted, in the input order.
+    pub elements: Vec<[u32; N]>,
     /// `origin[v]` is the vertex `v` was copied from.
     pub origin: Vec<u32>,
 }
@@ -110,25 +111,25 @@ pub fn split_along(triangles: &[[u32; 3]], vertex_count: usize, broken: &HashSet
             }
         }
     }
-    Split { triangles: out, origin }
+    Split { elements: out, origin }
 }
 
-/// Splits vertex `v` of `triangles` in two: the triangles for which `moves(t)` is true
+/// Splits vertex `v` of `elements` in two: the elements for which `moves(t)` is true
 /// get a new copy of `v` (appended as vertex `vertex_count`), the others keep it. Returns
 /// `None` when either side would be empty (nothing to separate).
 ///
 /// This is how a broken edge `(a, b)` separates its ends: `a` is split by the plane
-/// through it perpendicular to the edge, the triangles on `b`'s side taking the copy, so
+/// through it perpendicular to the edge, the elements on `b`'s side taking the copy, so
 /// the crack runs across the over-stretched edge as it does across a broken link in the
 /// article's spring network.
-pub fn split_vertex(
-    triangles: &[[u32; 3]],
+pub fn split_vertex<const N: usize>(
+    elements: &[[u32; N]],
     vertex_count: usize,
     v: u32,
     moves: impl Fn(usize) -> bool,
-) -> Option<Split> {
+) -> Option<Split<N>> {
     let (mut stay, mut go) = (0usize, 0usize);
-    for (t, tri) in triangles.iter().enumerate() {
+    for (t, tri) in elements.iter().enumerate() {
         if tri.contains(&v) {
             if moves(t) {
                 go += 1;
@@ -141,7 +142,7 @@ pub fn split_vertex(
         return None;
     }
     let copy = vertex_count as u32;
-    let mut out = triangles.to_vec();
+    let mut out = elements.to_vec();
     for (t, tri) in out.iter_mut().enumerate() {
         if tri.contains(&v) && moves(t) {
             for corner in tri.iter_mut().filter(|c| **c == v) {
@@ -151,7 +152,7 @@ pub fn split_vertex(
     }
     let mut origin: Vec<u32> = (0..vertex_count as u32).collect();
     origin.push(v);
-    Some(Split { triangles: out, origin })
+    Some(Split { elements: out, origin })
 }
 
 #[cfg(test)]
@@ -166,7 +167,7 @@ mod tests {
     #[test]
     fn nothing_broken_changes_nothing() {
         let split = split_along(&strip(), 6, &HashSet::new());
-        assert_eq!(split.triangles, strip());
+        assert_eq!(split.elements, strip());
         assert_eq!(split.origin, (0..6).collect::<Vec<_>>());
     }
 
@@ -177,11 +178,11 @@ mod tests {
         let broken: HashSet<_> = [edge_key(1, 4)].into_iter().collect();
         let split = split_along(&strip(), 6, &broken);
         assert_eq!(split.origin.len(), 8, "vertices 1 and 4 are duplicated");
-        let left: HashSet<u32> = split.triangles[..2].iter().flatten().copied().collect();
-        let right: HashSet<u32> = split.triangles[2..].iter().flatten().copied().collect();
+        let left: HashSet<u32> = split.elements[..2].iter().flatten().copied().collect();
+        let right: HashSet<u32> = split.elements[2..].iter().flatten().copied().collect();
         assert!(left.is_disjoint(&right), "{left:?} and {right:?} share a vertex");
         // Every new vertex is a copy of 1 or 4, and the triangles keep their shape.
-        for (t, (new, old)) in split.triangles.iter().zip(strip()).enumerate() {
+        for (t, (new, old)) in split.elements.iter().zip(strip()).enumerate() {
             let mapped = new.map(|v| split.origin[v as usize]);
             assert_eq!(mapped, old, "triangle {t}");
         }
@@ -201,8 +202,8 @@ mod tests {
         let broken: HashSet<_> = [edge_key(0, 2), edge_key(0, 4)].into_iter().collect();
         let split = split_along(&fan, 5, &broken);
         assert_eq!(split.origin, vec![0, 1, 2, 3, 4, 0, 2, 4]);
-        let first: HashSet<u32> = [split.triangles[0], split.triangles[3]].iter().flatten().copied().collect();
-        let second: HashSet<u32> = [split.triangles[1], split.triangles[2]].iter().flatten().copied().collect();
+        let first: HashSet<u32> = [split.elements[0], split.elements[3]].iter().flatten().copied().collect();
+        let second: HashSet<u32> = [split.elements[1], split.elements[2]].iter().flatten().copied().collect();
         assert!(first.is_disjoint(&second), "{first:?} / {second:?}");
     }
 
@@ -210,7 +211,7 @@ mod tests {
     fn splitting_a_vertex_moves_one_side_onto_a_copy() {
         let split = split_vertex(&strip(), 6, 1, |t| t >= 2).unwrap();
         assert_eq!(split.origin, vec![0, 1, 2, 3, 4, 5, 1]);
-        assert_eq!(split.triangles, vec![[0, 1, 4], [0, 4, 3], [6, 2, 5], [6, 5, 4]]);
+        assert_eq!(split.elements, vec![[0, 1, 4], [0, 4, 3], [6, 2, 5], [6, 5, 4]]);
         // Everything on one side: nothing to split.
         assert_eq!(split_vertex(&strip(), 6, 1, |_| true), None);
         assert_eq!(split_vertex(&strip(), 6, 1, |_| false), None);

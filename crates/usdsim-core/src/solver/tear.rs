@@ -1,11 +1,11 @@
 //! Tearing inside the solver: after each substep the most over-stretched edge of a
 //! tearable body breaks, its ends are separated with [`crate::tearing::split_vertex`],
 //! and every constraint that touched the split vertex moves onto the copy its element now
-//! uses.
+//! uses. Surface bodies open along their triangles, volume bodies between tetrahedra.
 //!
 //! The article's criterion (`seeds/ammojs-tearing-plasticity.txt`): an edge longer than
 //! `ratio × rest length` breaks. A body that can tear gets spare vertex slots after its
-//! own when the solver is built (three per triangle, enough for every triangle to come
+//! own when the solver is built (one per element corner, enough for every element to come
 //! apart), so a split never moves another body's vertices and nothing else re-indexes.
 //! Splitting a vertex only removes sharing between elements, so the constraint colouring
 //! stays valid. A split vertex's mass is shared among its copies in proportion to the
@@ -14,72 +14,87 @@
 
 use super::Solver;
 use crate::deformable_contact::{SelfContact, Surfaces};
-use crate::scene::Body;
+use crate::scene::{Body, BodyKind};
 use crate::tearing;
 use glam::Vec3;
 use std::collections::HashSet;
 
-/// A tearable surface body's tearing data.
+/// A tearable body's tearing data.
 #[derive(Clone, Debug)]
 pub(super) struct Tearing {
-    /// Per triangle: the rest length of each edge (corner k to k + 1).
-    rest: Vec<[f32; 3]>,
-    /// Per triangle: its material's tear ratio (`INFINITY` never tears).
+    /// Corners per element: 3 (triangles) or 4 (tets).
+    corners: usize,
+    /// Per element: the rest length of each edge, in [`edges`] order.
+    rest: Vec<[f32; 6]>,
+    /// Per element: its material's tear ratio (`INFINITY` never tears).
     ratio: Vec<f32>,
     /// One past the body's last vertex slot (spare slots included).
     pub(super) slots_end: usize,
-    /// Index of the body's first triangle among the membranes (scene order), if it has
-    /// membranes (the springs model has none).
-    pub(super) tri_start: Option<usize>,
-    /// The body's hinges: which set, their input index there and their two triangles.
-    pub(super) hinges: Vec<HingeRef>,
+    /// Index of the body's first element among the membranes or tets (scene order).
+    pub(super) element_start: usize,
     /// Edges broken so far (local indices at the time, lower first); an edge whose ends
     /// could not be separated stays here and is not tried again.
     broken: HashSet<(u32, u32)>,
-    /// Per vertex: whether it lies on the rim (a free edge, original or torn).
+    /// Per vertex: whether it lies on the rim (a free edge of a surface, the boundary of
+    /// a volume; original or torn).
     rim: Vec<bool>,
 }
 
-/// Which vertices of `triangles` lie on the rim: on an edge used by one triangle only.
-fn rim_vertices(triangles: &[[u32; 3]], vertex_count: usize) -> Vec<bool> {
-    let mut users: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
-    for tri in triangles {
-        for k in 0..3 {
-            *users.entry(tearing::edge_key(tri[k], tri[(k + 1) % 3])).or_default() += 1;
-        }
+/// The corner pairs of an element's edges: three for a triangle, six for a tet.
+fn edges(corners: usize) -> &'static [(usize, usize)] {
+    const TRI: [(usize, usize); 3] = [(0, 1), (1, 2), (2, 0)];
+    const TET: [(usize, usize); 6] = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)];
+    if corners == 3 {
+        &TRI
+    } else {
+        &TET
     }
+}
+
+/// A body's elements with four slots (a triangle repeats its first corner, which every
+/// use below tolerates: a split substitutes both, a centroid uses the first three).
+fn elements(body: &Body) -> Vec<[u32; 4]> {
+    match body.kind {
+        BodyKind::Volume => body.tets.clone(),
+        BodyKind::Surface => body.triangles.iter().map(|t| [t[0], t[1], t[2], t[0]]).collect(),
+    }
+}
+
+/// Which vertices lie on the rim: on a surface's free edges (used by one triangle) or on
+/// a volume's boundary faces.
+fn rim_vertices(body: &Body, vertex_count: usize) -> Vec<bool> {
     let mut rim = vec![false; vertex_count];
-    for (&(a, b), &n) in &users {
-        if n == 1 {
-            rim[a as usize] = true;
-            rim[b as usize] = true;
+    let boundary: Vec<[u32; 3]> = match body.kind {
+        BodyKind::Volume => crate::deformable_contact::surface_triangles(body),
+        BodyKind::Surface => {
+            let mut users: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+            for tri in &body.triangles {
+                for k in 0..3 {
+                    *users.entry(tearing::edge_key(tri[k], tri[(k + 1) % 3])).or_default() += 1;
+                }
+            }
+            users.iter().filter(|(_, &n)| n == 1).map(|(&(a, b), _)| [a, b, b]).collect()
+        }
+    };
+    for f in boundary {
+        for v in f {
+            rim[v as usize] = true;
         }
     }
     rim
 }
 
-/// Where one of a tearable body's hinges lives.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct HingeRef {
-    /// In the soft (once per substep) set rather than the stiff one.
-    pub(super) soft: bool,
-    /// Input index within that set.
-    pub(super) index: u32,
-    /// The hinge's two triangles (body-local).
-    pub(super) triangles: [u32; 2],
-}
-
 impl Tearing {
-    /// Tearing data for `body` if any of its elements has a tear ratio (surface bodies;
-    /// volume bodies do not tear yet). `slots_end` and the constraint references are
-    /// filled in by the solver.
+    /// Tearing data for `body` if any of its elements has a tear ratio.
+    /// `element_start` and `slots_end` are filled in by the solver.
     pub(super) fn new(body: &Body) -> Option<Tearing> {
         // Spring-model bodies tear link by link instead (`springs.rs`).
-        if body.kind != crate::BodyKind::Surface || body.kinematic || body.model != crate::Model::Fem {
+        if body.kinematic || body.model != crate::Model::Fem {
             return None;
         }
-        let ratio: Vec<f32> =
-            (0..body.triangles.len()).map(|t| body.element_tear_ratio(t).unwrap_or(f32::INFINITY)).collect();
+        let corners = if body.kind == BodyKind::Volume { 4 } else { 3 };
+        let count = body.element_count();
+        let ratio: Vec<f32> = (0..count).map(|t| body.element_tear_ratio(t).unwrap_or(f32::INFINITY)).collect();
         if ratio.iter().all(|r| !r.is_finite()) {
             return None;
         }
@@ -87,17 +102,20 @@ impl Tearing {
             .rest_elements
             .iter()
             .map(|e| {
-                let p = [0, 1, 2].map(|k| body.rest_points[e[k] as usize]);
-                [0, 1, 2].map(|k| p[k].distance(p[(k + 1) % 3]))
+                let mut lengths = [0.0; 6];
+                for (k, &(i, j)) in edges(corners).iter().enumerate() {
+                    lengths[k] = body.rest_points[e[i] as usize].distance(body.rest_points[e[j] as usize]);
+                }
+                lengths
             })
             .collect();
-        let rim = rim_vertices(&body.triangles, body.positions.len());
-        Some(Tearing { rest, ratio, slots_end: 0, tri_start: None, hinges: Vec::new(), broken: HashSet::new(), rim })
+        let rim = rim_vertices(body, body.positions.len());
+        Some(Tearing { corners, rest, ratio, slots_end: 0, element_start: 0, broken: HashSet::new(), rim })
     }
 
-    /// Vertex slots a body of `triangles` triangles may need: every corner its own.
-    pub(super) fn slots(triangles: usize) -> usize {
-        3 * triangles
+    /// Vertex slots `body` may need: every element corner its own.
+    pub(super) fn slots(body: &Body) -> usize {
+        body.element_count() * if body.kind == BodyKind::Volume { 4 } else { 3 }
     }
 }
 
@@ -130,13 +148,23 @@ impl Solver {
         let base = self.bodies[b].start;
         let t = self.tearing[b].as_ref()?;
         let mut worst: Option<(f32, (u32, u32))> = None;
-        let tris = &self.input.bodies[b].triangles;
-        for (tri, (rest, &ratio)) in tris.iter().zip(t.rest.iter().zip(&t.ratio)) {
+        let body = &self.input.bodies[b];
+        let element = |e: usize| -> [u32; 4] {
+            match body.kind {
+                BodyKind::Volume => body.tets[e],
+                BodyKind::Surface => {
+                    let t = body.triangles[e];
+                    [t[0], t[1], t[2], t[0]]
+                }
+            }
+        };
+        for (e, (rest, &ratio)) in t.rest.iter().zip(&t.ratio).enumerate() {
             if !ratio.is_finite() {
                 continue;
             }
-            for k in 0..3 {
-                let (p, q) = (tri[k], tri[(k + 1) % 3]);
+            let el = element(e);
+            for (k, &(i, j)) in edges(t.corners).iter().enumerate() {
+                let (p, q) = (el[i], el[j]);
                 let excess = self.x[base + p as usize].distance(self.x[base + q as usize]) / (ratio * rest[k]);
                 if excess > 1.0 && worst.is_none_or(|(w, _)| excess > w) {
                     let key = tearing::edge_key(p, q);
@@ -161,13 +189,14 @@ impl Solver {
             return; // every corner already has its own vertex
         }
         let ends = if t.rim[q as usize] && !t.rim[p as usize] { [(q, p), (p, q)] } else { [(p, q), (q, p)] };
-        let old = self.input.bodies[b].triangles.clone();
+        let corners = t.corners;
+        let old = elements(&self.input.bodies[b]);
         let x = &self.x;
         let split = ends.iter().find_map(|&(a, other)| {
             let (xa, xo) = (x[base + a as usize], x[base + other as usize]);
             let towards = xo - xa;
             tearing::split_vertex(&old, n, a, |k| {
-                let c = old[k].iter().map(|&i| x[base + i as usize]).sum::<Vec3>() / 3.0;
+                let c = old[k][..corners].iter().map(|&i| x[base + i as usize]).sum::<Vec3>() / corners as f32;
                 (c - xa).dot(towards) > 0.0
             })
         });
@@ -183,7 +212,7 @@ impl Solver {
         }
         self.share_masses(b, &split, n);
         self.bodies[b] = base..base + new_n;
-        self.move_constraints(b, &old, &split.triangles);
+        self.move_constraints(b, &old, &split.elements);
         let body = &mut self.input.bodies[b];
         for v in n..new_n {
             let o = split.origin[v] as usize;
@@ -198,21 +227,25 @@ impl Solver {
             copy(&mut body.bind_pose);
             copy(&mut body.self_collision_filter_pose);
         }
-        body.triangles = split.triangles;
+        match body.kind {
+            BodyKind::Volume => body.tets = split.elements,
+            BodyKind::Surface => body.triangles = split.elements.iter().map(|e| [e[0], e[1], e[2]]).collect(),
+        }
         if let Some(t) = self.tearing[b].as_mut() {
-            t.rim = rim_vertices(&body.triangles, new_n);
+            t.rim = rim_vertices(body, new_n);
         }
         self.rebuild_surfaces();
         self.topology_version[b] += 1;
     }
 
     /// Shares each split vertex's mass among its copies by the element mass around each.
-    fn share_masses(&mut self, b: usize, split: &tearing::Split, n: usize) {
+    fn share_masses(&mut self, b: usize, split: &tearing::Split<4>, n: usize) {
         let base = self.bodies[b].start;
+        let corners = self.tearing[b].as_ref().map_or(3, |t| t.corners);
         let corner = crate::mass::element_corner_masses(&self.input.bodies[b]);
         let mut carried = vec![0.0f32; split.origin.len()];
-        for (tri, &m) in split.triangles.iter().zip(&corner) {
-            for &v in tri {
+        for (e, &m) in split.elements.iter().zip(&corner) {
+            for &v in &e[..corners] {
                 carried[v as usize] += m;
             }
         }
@@ -240,21 +273,26 @@ impl Solver {
         }
     }
 
-    /// Re-indexes body `b`'s membranes and hinges from triangles `old` to `new` (same
-    /// triangle order, corners substituted); hinges across an opened edge are switched
-    /// off.
-    fn move_constraints(&mut self, b: usize, old: &[[u32; 3]], new: &[[u32; 3]]) {
+    /// Re-indexes body `b`'s elements (membranes or tets) and hinges from `old` to `new`
+    /// (same element order, corners substituted); hinges across an opened edge are
+    /// switched off.
+    fn move_constraints(&mut self, b: usize, old: &[[u32; 4]], new: &[[u32; 4]]) {
         let base = self.bodies[b].start as u32;
         let Some(t) = self.tearing[b].as_ref() else { return };
-        if let Some(start) = t.tri_start {
-            for (k, tri) in new.iter().enumerate() {
-                if *tri != old[k] {
-                    let slot = self.membranes.slot[start + k] as usize;
-                    self.membranes.items[slot].v = tri.map(|i| i + base);
-                }
+        let start = t.element_start;
+        for (k, e) in new.iter().enumerate() {
+            if *e == old[k] {
+                continue;
+            }
+            if t.corners == 4 {
+                let slot = self.tets.slot[start + k] as usize;
+                self.tets.items[slot].v = e.map(|i| i + base);
+            } else {
+                let slot = self.membranes.slot[start + k] as usize;
+                self.membranes.items[slot].v = [e[0], e[1], e[2]].map(|i| i + base);
             }
         }
-        for h in &t.hinges {
+        for h in &self.hinge_refs[b] {
             let set = if h.soft { &mut self.soft_hinges } else { &mut self.hinges };
             let slot = set.slot[h.index as usize] as usize;
             let hinge = &mut set.items[slot];
@@ -285,5 +323,11 @@ impl Solver {
             Surfaces::new(&self.input, &self.bodies, s.contact_offset, s.deformable_contact, self_contact);
         self.surfaces = surfaces;
         self.filter = filter;
+        // A fresh build marks every startsAsleep body asleep again.
+        for b in 0..self.bodies.len() {
+            if !self.is_asleep(b) {
+                self.surfaces.set_awake(b);
+            }
+        }
     }
 }
