@@ -60,7 +60,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let s = solver.stats();
         eprintln!(
             "simulating {} bodies ({} vertices, {} tetrahedra, {} triangles), {} colliders: {} frames at {} fps, {} substeps x {} iterations",
-            s.bodies, s.vertices, s.tets, s.triangles, colliders, args.frames, info.time_codes_per_second, args.substeps, args.iterations
+            s.bodies, s.vertices, s.tets, s.triangles, colliders, args.frames, info.time_codes_per_second, solver.settings().substeps, args.iterations
         );
     }
 
@@ -120,7 +120,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         stats: solver.stats(),
         colliders,
         frames: args.frames,
-        substeps: args.substeps,
+        substeps: solver.settings().substeps,
         iterations: args.iterations,
         threads: rayon::current_num_threads(),
         import_s,

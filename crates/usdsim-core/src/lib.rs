@@ -49,4 +49,4 @@ pub use scene::{
     BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Model, Pin, Scene, Springs,
     BODY_MATERIAL,
 };
-pub use solver::{RestShape, Settings, Solver, SolverStats};
+pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};

@@ -61,6 +61,20 @@ impl Tet {
         })
     }
 
+    /// The element's highest angular frequency at rest, `√(Σ wᵢ‖∇ᵢC_D‖² / α_D)` for
+    /// vertex inverse masses `w`: how fast the deviatoric constraint's pre-stress swings
+    /// a vertex. XPBD treats that pre-stress's geometric stiffness explicitly (it is not
+    /// in the constraint's linearisation), so a substep much longer than `1/ω` is
+    /// unstable (see [`crate::Solver`]'s stability check).
+    pub fn rest_frequency(&self, w: [f32; 4]) -> f32 {
+        // At rest F = I: ∇C_D = ∇(cof F)/√3 and cof I = I, so the gradients are the rows
+        // of Dm⁻ᵀ (and minus their sum for vertex 0), over √3.
+        let h = self.dm_inv.transpose();
+        let g = [-(h.x_axis + h.y_axis + h.z_axis), h.x_axis, h.y_axis, h.z_axis];
+        let sum: f32 = g.iter().zip(w).map(|(g, w)| w * g.length_squared() / 3.0).sum();
+        (sum / self.compliance_dev).sqrt()
+    }
+
     /// Projects the deviatoric and hydrostatic constraints together.
     ///
     /// # Safety
