@@ -861,7 +861,7 @@ impl Solver {
         if self.tearing.iter().any(Option::is_some) {
             self.tear();
         }
-        self.tear_links();
+        self.inelastic_links();
     }
 
     /// One plastic flow step on every tet of a plastic material (see

@@ -139,3 +139,25 @@ fn links_tear_beyond_their_ratio_and_not_below() {
         assert!(hold(1.25) > 0, "{integrator:?}");
     }
 }
+
+#[test]
+fn links_stretched_past_their_yield_stay_longer() {
+    // The damped bob released 0.01 m below equilibrium (links at 1.007× rest) comes
+    // back to it; released 0.3 m below (1.33×) with a yield of 1.1, its links flow
+    // longer and it settles lower. Both integrator families.
+    for integrator in [Integrator::Xpbd, Integrator::SymplecticEuler] {
+        let rest_height = |displacement: f32| {
+            let mut scene = oscillator(2.0, displacement, None);
+            scene.bodies[0].plastic = Some(usdsim_core::Plasticity { yield_ratio: 1.1, rate: 0.5, max_strain: None });
+            let mut solver = Solver::new(scene, settings(integrator)).unwrap();
+            for _ in 0..96 {
+                solver.step_frame();
+            }
+            solver.positions(0)[2].y
+        };
+        let small = rest_height(0.01);
+        assert!((small + 0.5).abs() < 1e-3, "{integrator:?}: came back to {small}, not -0.5");
+        let large = rest_height(0.3);
+        assert!(large < -0.55, "{integrator:?}: settled at {large}, expected well below -0.5");
+    }
+}

@@ -12,6 +12,7 @@
 
 use super::Solver;
 use crate::colouring::Shared;
+use crate::plasticity::Plasticity;
 use crate::scene::{Body, BodyKind, Springs};
 use crate::spring_mass::{self, SpringSystem};
 use crate::xpbd::{self, Step};
@@ -31,6 +32,10 @@ pub(super) struct SpringLink {
     damping: f32,
     /// Breaks beyond this times its rest length (`INFINITY`: never).
     tear_ratio: f32,
+    /// Plastic flow of the rest length (the article's rule), if its material has it.
+    plastic: Option<Plasticity>,
+    /// Rest length before any flow (for the cap).
+    original_rest: f32,
 }
 
 impl SpringLink {
@@ -111,8 +116,13 @@ pub(super) fn links(body: &Body, springs: &Springs) -> Vec<spring_mass::Link> {
 }
 
 /// The XPBD form of `links`, vertex indices offset by `base`, tearing beyond
-/// `tear_ratio` (`INFINITY`: never).
-pub(super) fn constraints(links: &[spring_mass::Link], base: u32, tear_ratio: f32) -> Vec<SpringLink> {
+/// `tear_ratio` (`INFINITY`: never) and flowing plastically with `plastic`.
+pub(super) fn constraints(
+    links: &[spring_mass::Link],
+    base: u32,
+    tear_ratio: f32,
+    plastic: Option<Plasticity>,
+) -> Vec<SpringLink> {
     links
         .iter()
         .map(|l| SpringLink {
@@ -121,6 +131,8 @@ pub(super) fn constraints(links: &[spring_mass::Link], base: u32, tear_ratio: f3
             compliance: (1.0 / l.stiffness) as f32,
             damping: (l.damping / l.stiffness) as f32,
             tear_ratio,
+            plastic,
+            original_rest: l.rest as f32,
         })
         .collect()
 }
@@ -136,14 +148,25 @@ pub(super) struct ForceBody {
     offset: Vec<Vec3>,
     /// Links break beyond this times their rest length (`None`: never).
     tear_ratio: Option<f32>,
+    /// Plastic flow of the links' rest lengths, if the material has it.
+    plastic: Option<Plasticity>,
+    /// Per link (same order as `system.links`): its rest length before any flow.
+    original_rest: Vec<f64>,
     /// Number of links before any broke.
     initial_links: usize,
 }
 
 impl ForceBody {
     /// A force-integrated body with body-local `links`.
-    pub(super) fn new(body: usize, links: Vec<spring_mass::Link>, n: usize, tear_ratio: Option<f32>) -> Self {
+    pub(super) fn new(
+        body: usize,
+        links: Vec<spring_mass::Link>,
+        n: usize,
+        tear_ratio: Option<f32>,
+        plastic: Option<Plasticity>,
+    ) -> Self {
         let initial_links = links.len();
+        let original_rest = links.iter().map(|l| l.rest).collect();
         let system = SpringSystem {
             x: vec![DVec3::ZERO; n],
             v: vec![DVec3::ZERO; n],
@@ -151,7 +174,7 @@ impl ForceBody {
             links,
             gravity: DVec3::ZERO,
         };
-        Self { body, system, offset: vec![Vec3::ZERO; n], tear_ratio, initial_links }
+        Self { body, system, offset: vec![Vec3::ZERO; n], tear_ratio, plastic, original_rest, initial_links }
     }
 
     /// The largest substep `integrator` is stable at for this body's stiffest link
@@ -186,12 +209,14 @@ pub(super) fn build(bodies: &[Body], ranges: &[std::ops::Range<usize>], integrat
         let links = links(body, &springs);
         // Links tear with the body's material (the article breaks links, it does not cut
         // elements); the mesh written back keeps its topology.
-        let tear = body.tear_ratio;
+        // Plasticity likewise comes from the body's material.
+        let (tear, plastic) = (body.tear_ratio, body.plastic);
         match integrator.force_based() {
             None => {
-                built.constraints.extend(constraints(&links, ranges[b].start as u32, tear.unwrap_or(f32::INFINITY)))
+                let base = ranges[b].start as u32;
+                built.constraints.extend(constraints(&links, base, tear.unwrap_or(f32::INFINITY), plastic))
             }
-            Some(_) => built.force_bodies.push(ForceBody::new(b, links, ranges[b].len(), tear)),
+            Some(_) => built.force_bodies.push(ForceBody::new(b, links, ranges[b].len(), tear, plastic)),
         }
     }
     built
@@ -243,8 +268,31 @@ impl Solver {
                 s.v[k] = self.v[i].as_dvec3();
                 s.mass[k] = if self.w[i] > 0.0 { self.mass[i] as f64 } else { 0.0 };
             }
+            // Tearing and plastic flow on the state at the end of the last substep.
             if let Some(ratio) = fb.tear_ratio {
-                spring_mass::tear_links(&mut s.links, &s.x, ratio as f64);
+                let x = &s.x;
+                let keep: Vec<bool> = s
+                    .links
+                    .iter()
+                    .map(|l| x[l.ends[0] as usize].distance(x[l.ends[1] as usize]) <= ratio as f64 * l.rest)
+                    .collect();
+                if keep.contains(&false) {
+                    let mut k = keep.iter();
+                    s.links.retain(|_| *k.next().unwrap_or(&true));
+                    let mut k = keep.iter();
+                    fb.original_rest.retain(|_| *k.next().unwrap_or(&true));
+                }
+            }
+            if let Some(p) = fb.plastic {
+                let cap = p.max_strain.map(f64::from);
+                spring_mass::apply_plasticity(
+                    &mut s.links,
+                    &s.x,
+                    &fb.original_rest,
+                    p.yield_ratio as f64,
+                    p.rate as f64,
+                    cap,
+                );
             }
             s.step(integrator, dt as f64);
             for (k, i) in range.enumerate() {
@@ -258,15 +306,23 @@ impl Solver {
         }
     }
 
-    /// Breaks XPBD links stretched beyond their tear ratio (the article's criterion), after
-    /// a substep. A broken link stays in place, switched off.
-    pub(super) fn tear_links(&mut self) {
+    /// Breaks XPBD links stretched beyond their tear ratio and lets plastic ones flow
+    /// (the article's rules: beyond `yield × rest` the rest length moves toward the
+    /// length by `rate ×` the difference, within the cap), after a substep. A broken link
+    /// stays in place, switched off.
+    pub(super) fn inelastic_links(&mut self) {
         let x = &self.x;
         for link in &mut self.springs.items {
-            if link.tear_ratio.is_finite() && link.compliance.is_finite() {
-                let len = x[link.v[0] as usize].distance(x[link.v[1] as usize]);
-                if len > link.tear_ratio * link.rest {
-                    link.compliance = f32::INFINITY;
+            if !link.compliance.is_finite() || (!link.tear_ratio.is_finite() && link.plastic.is_none()) {
+                continue;
+            }
+            let len = x[link.v[0] as usize].distance(x[link.v[1] as usize]);
+            if len > link.tear_ratio * link.rest {
+                link.compliance = f32::INFINITY;
+            } else if let Some(p) = link.plastic {
+                if len > p.yield_ratio * link.rest {
+                    let rest = link.rest + p.rate * (len - link.rest);
+                    link.rest = p.max_strain.map_or(rest, |cap| rest.min(link.original_rest * (1.0 + cap)));
                 }
             }
         }
