@@ -7,9 +7,11 @@
 //! `F = Fe·Fp` split, e.g. Irving, Teran, Fedkiw 2004; Müller & Gross 2004 for
 //! interactive use): with `F = R·S`, `S = V·diag(σ)·Vᵀ`, every principal stretch past the
 //! yield (`σ > yield` or `σ < 1/yield`) gives a plastic stretch `σp = 1 + rate·(σ − 1)`,
-//! `Fp = V·diag(σp)·Vᵀ`, and the rest edge matrix becomes `Fp·Dm`. The element's elastic
-//! deformation is then `F·Fp⁻¹`; its volume, and with it its compliances, change by
-//! `det Fp`. A cap bounds each principal stretch of the total plastic deformation
+//! the plastic stretches are scaled by `(Πσp)^(−1/3)` so that plastic flow keeps volume
+//! (as it does in metals and clays, and so that masses derived from a written-back rest
+//! shape stay what they were), `Fp = V·diag(σp)·Vᵀ`, and the rest edge matrix becomes
+//! `Fp·Dm`. The element's elastic deformation is then `F·Fp⁻¹`; its compliances follow
+//! `det Fp` (1 up to rounding, or the cap's correction). A cap bounds each principal stretch of the total plastic deformation
 //! (current rest shape against the original one) to `[1/(1+cap), 1+cap]`.
 
 use crate::neo_hookean::Tet;
@@ -141,6 +143,11 @@ pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plastic
         return false;
     }
     let plastic = stretches.map(|s| if yielded(s) { 1.0 + params.rate * (s - 1.0) } else { 1.0 });
+    // Plastic flow keeps volume (metals and clays flow incompressibly): the elastic part
+    // carries any change of volume. It also keeps the mass a resumed run derives from the
+    // written rest shape equal to the one this run started with.
+    let j = plastic[0] * plastic[1] * plastic[2];
+    let plastic = plastic.map(|s| s / j.cbrt());
     let fp = vectors * Mat3::from_diagonal(Vec3::from_array(plastic)) * vectors.transpose();
     let mut new_dm = fp * dm;
     if let Some(cap) = params.max_strain {
@@ -214,16 +221,19 @@ mod tests {
         let original = dm(&tet);
         let volume_compliance = tet.compliance_vol;
         assert!(flow_tet(&mut tet, stretched_x(1.5), original, &PARAMS));
-        // Rest x-edge: 1 + 0.5 × (1.5 − 1) = 1.25; the other edges are unchanged.
+        // The plastic stretch along x is 1 + 0.5 × (1.5 − 1) = 1.25, made volume-keeping:
+        // x grows by 1.25^(2/3), y and z shrink by 1.25^(−1/3).
         let new = dm(&tet);
-        assert!((new.x_axis - Vec3::X * 1.25).length() < 1e-5, "{new}");
-        assert!((new.y_axis - Vec3::Y).length() < 1e-5 && (new.z_axis - Vec3::Z).length() < 1e-5);
-        // The rest volume grew by 25 %, so the element got stiffer in absolute terms.
-        assert!((tet.compliance_vol - volume_compliance / 1.25).abs() < 1e-9);
+        let (along, across) = (1.25f32.powf(2.0 / 3.0), 1.25f32.powf(-1.0 / 3.0));
+        assert!((new.x_axis - Vec3::X * along).length() < 1e-5, "{new}");
+        assert!((new.y_axis - Vec3::Y * across).length() < 1e-5 && (new.z_axis - Vec3::Z * across).length() < 1e-5);
+        // The rest volume is unchanged, and so is the element's stiffness.
+        assert!((new.determinant() - 1.0).abs() < 1e-5);
+        assert!((tet.compliance_vol - volume_compliance).abs() < 1e-6 * volume_compliance);
         // Compression past 1/yield flows too.
         let (_, mut tet) = unit_tet();
         assert!(flow_tet(&mut tet, stretched_x(0.5), original, &PARAMS));
-        assert!((dm(&tet).x_axis.x - 0.75).abs() < 1e-5);
+        assert!((dm(&tet).x_axis.x - 0.75f32.powf(2.0 / 3.0)).abs() < 1e-5);
     }
 
     #[test]
@@ -234,7 +244,7 @@ mod tests {
         let original = dm(&tet);
         let r = glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.2);
         assert!(flow_tet(&mut tet, stretched_x(1.5).map(|q| r * q), original, &PARAMS));
-        assert!((dm(&tet).x_axis - Vec3::X * 1.25).length() < 1e-4, "{}", dm(&tet));
+        assert!((dm(&tet).x_axis - Vec3::X * 1.25f32.powf(2.0 / 3.0)).length() < 1e-4, "{}", dm(&tet));
     }
 
     #[test]
