@@ -20,6 +20,11 @@ pub enum CollisionObject {
     Body(usize),
     /// A static collider (index into [`crate::Scene::colliders`]).
     Collider(usize),
+    /// A rigid body, all its shapes (index into [`crate::Scene::rigid_bodies`]). Filters
+    /// between a deformable body and a rigid body are honoured by the deformable–rigid
+    /// contacts (`rigid_contact.rs`); rigid–rigid and rigid–collider pairs are not
+    /// (rapier resolves those contacts and does not see the filters).
+    Rigid(usize),
 }
 
 /// One side of an element filter group: some elements or all of them.
@@ -88,7 +93,7 @@ impl ElementFilter {
             }
             sides[s] = Some(groups);
         }
-        let whole = |o: CollisionObject| matches!(o, CollisionObject::Collider(_));
+        let whole = |o: CollisionObject| matches!(o, CollisionObject::Collider(_) | CollisionObject::Rigid(_));
         let [a, b] = sides;
         let groups: Vec<(ElementSet, ElementSet)> = match (a, b) {
             (None, None) => vec![(ElementSet::All, ElementSet::All)],
@@ -165,6 +170,8 @@ pub struct FilterTable {
     body_body: Vec<bool>,
     /// `bodies × colliders`: body–collider pair filtered as a whole.
     body_collider: Vec<bool>,
+    /// (body, rigid body) pairs filtered as a whole, sorted.
+    body_rigid: Vec<(usize, usize)>,
     /// Compiled element filter group pairs.
     groups: Vec<[Side; 2]>,
     /// Per body: whether any element group involves it (skips the group scan otherwise).
@@ -188,12 +195,15 @@ impl FilterTable {
             colliders,
             body_body: vec![false; bodies * bodies],
             body_collider: vec![false; bodies * colliders],
+            body_rigid: Vec::new(),
             groups: Vec::new(),
             has_groups: vec![false; bodies],
         };
         let valid = |o: CollisionObject| match o {
             CollisionObject::Body(b) => b < bodies,
             CollisionObject::Collider(c) => c < colliders,
+            // The rigid-body count is not known here; an index out of range never matches.
+            CollisionObject::Rigid(_) => true,
         };
         for &[a, b] in &filter.pairs {
             if !(valid(a) && valid(b)) {
@@ -206,9 +216,13 @@ impl FilterTable {
                 }
                 (CollisionObject::Body(b), CollisionObject::Collider(c))
                 | (CollisionObject::Collider(c), CollisionObject::Body(b)) => t.body_collider[b * colliders + c] = true,
+                (CollisionObject::Body(b), CollisionObject::Rigid(r))
+                | (CollisionObject::Rigid(r), CollisionObject::Body(b)) => t.body_rigid.push((b, r)),
                 _ => {}
             }
         }
+        t.body_rigid.sort_unstable();
+        t.body_rigid.dedup();
         for f in &filter.elements {
             if !(valid(f.objects[0]) && valid(f.objects[1])) {
                 continue;
@@ -275,6 +289,21 @@ impl FilterTable {
         })
     }
 
+    /// Whether vertex `v` (local) of body `b` may touch rigid body `r`.
+    pub fn vertex_rigid(&self, b: usize, v: u32, r: usize) -> bool {
+        if self.body_rigid.binary_search(&(b, r)).is_ok() {
+            return false;
+        }
+        if !self.has_groups[b] {
+            return true;
+        }
+        let (bo, ro) = (CollisionObject::Body(b), CollisionObject::Rigid(r));
+        !self.groups.iter().any(|[s0, s1]| {
+            (s0.object == bo && s1.object == ro && s0.has_vertex(v))
+                || (s1.object == bo && s0.object == ro && s1.has_vertex(v))
+        })
+    }
+
     /// Whether body `b` has any filter against colliders (whole or element-level).
     pub fn body_has_collider_filters(&self, b: usize) -> bool {
         self.has_groups[b] || self.body_collider[b * self.colliders..(b + 1) * self.colliders].iter().any(|&f| f)
@@ -331,5 +360,22 @@ mod tests {
         assert!(t.vertex_collider(0, 0, 0));
         assert!(!t.vertex_collider(1, 0, 0));
         assert!(t.bodies_collide(0, 1));
+    }
+
+    #[test]
+    fn rigid_bodies_can_be_filtered_whole_or_against_elements() {
+        use CollisionObject::Rigid;
+        let surfaces = vec![vec![[0, 1, 2], [1, 3, 2]], vec![[0, 1, 2]]];
+        let filter = CollisionFilter {
+            pairs: vec![[Rigid(0), Body(1)]],
+            elements: vec![ElementFilter::from_counts([Body(0), Rigid(1)], [&[1], &[1]], [&[1], &[7]]).unwrap()],
+        };
+        assert_eq!(filter.elements[0].groups, vec![(some(&[1]), ElementSet::All)], "a rigid side is whole");
+        let t = FilterTable::new(&filter, &[4, 3], &surfaces, 0);
+        assert!(!t.vertex_rigid(1, 0, 0), "body 1 and rigid 0 are filtered as a pair");
+        assert!(t.vertex_rigid(0, 0, 0));
+        assert!(t.vertex_rigid(1, 0, 1));
+        assert!(t.vertex_rigid(0, 0, 1), "vertex 0 is only in the unfiltered triangle 0");
+        assert!(!t.vertex_rigid(0, 3, 1), "vertex 3 is in filtered triangle 1");
     }
 }

@@ -29,6 +29,7 @@ mod neo_hookean;
 mod pin;
 pub mod plasticity;
 pub mod rigid;
+mod rigid_contact;
 mod scene;
 mod solver;
 mod spatial_hash;

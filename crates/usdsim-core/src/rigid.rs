@@ -15,7 +15,7 @@
 //!
 //! Rapier resolves rigid contacts in step 1 and the attachments act in step 2: a split
 //! (staggered) coupling, which keeps each solver's own guarantees and costs one rapier
-//! step per substep. Deformable vertices do not collide with rigid bodies.
+//! step per substep. Deformable vertices collide with rigid bodies in `rigid_contact.rs`.
 
 use crate::scene::ColliderShape;
 use crate::Collider;
@@ -380,6 +380,16 @@ impl RigidWorld {
     pub fn velocity(&self, i: usize) -> (Vec3, Vec3) {
         let rb = &self.world.bodies[self.handles[i]];
         (rb.linvel(), rb.angvel())
+    }
+
+    /// Adds `dv` and `dw` to the linear and angular (world, about the centre of mass)
+    /// velocity of body `i` (deformable contacts, `rigid_contact.rs`).
+    pub fn add_velocity(&mut self, i: usize, dv: Vec3, dw: Vec3) {
+        if let Some(rb) = self.world.bodies.get_mut(self.handles[i]) {
+            let (v, w) = (rb.linvel() + dv, rb.angvel() + dw);
+            rb.set_linvel(v, true);
+            rb.set_angvel(w, true);
+        }
     }
 
     /// Mass of body `i`.

@@ -20,6 +20,7 @@ use crate::neo_hookean::Tet;
 use crate::pin::SoftPin;
 use crate::plasticity::{self, Plasticity};
 use crate::rigid::RigidWorld;
+use crate::rigid_contact::{self, RigidContacts};
 use crate::scene::{Body, BodyKind, Material, Scene, BODY_MATERIAL};
 use crate::team;
 use crate::xpbd::Step;
@@ -137,6 +138,8 @@ pub struct Solver {
     filter: FilterTable,
     /// This substep's deformable–deformable and self contacts.
     deformable_contacts: Vec<deformable_contact::Contact>,
+    /// Deformable–rigid-body contacts (`rigid_contact.rs`).
+    rigid_contacts: RigidContacts,
     frames: u64,
     /// Per body: gravity (its physics scene's, else the scene's).
     body_gravity: Vec<Vec3>,
@@ -640,6 +643,7 @@ impl Solver {
             surfaces,
             filter,
             deformable_contacts: Vec::new(),
+            rigid_contacts: RigidContacts::new(&scene.rigid_bodies),
             frames: 0,
             body_gravity,
             sleeping,
@@ -832,6 +836,24 @@ impl Solver {
         contact::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
         self.surfaces.detect(&self.x, &self.x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
         self.wake_touched();
+        if self.rigid_contacts.is_active() {
+            if self.sleeping.iter().any(Option::is_some) {
+                let (states, sleeping, bodies) = (&self.rigid.states, &self.sleeping, &self.bodies);
+                let woken = self.rigid_contacts.touched_sleepers(
+                    states,
+                    sleeping,
+                    bodies,
+                    &self.x,
+                    &self.contact_params,
+                    &self.filter,
+                );
+                for b in woken {
+                    self.wake(b);
+                }
+            }
+            let (states, bodies, params) = (&self.rigid.states, &self.bodies, &self.contact_params);
+            self.rigid_contacts.detect(states, bodies, &self.x, &self.x_prev, &self.w, params, &self.filter);
+        }
         self.tets.lambda.fill([0.0; 2]);
         self.membranes.lambda.fill([0.0; 2]);
         self.hinges.lambda.fill(0.0);
@@ -840,7 +862,10 @@ impl Solver {
         self.pin_lambda.fill(0.0);
         self.link_lambda.fill(0.0);
         self.iterate(step);
+        let states = &mut self.rigid.states;
+        self.rigid_contacts.finish(&mut self.x, &self.x_prev, &self.w, states, dt);
         self.rigid.end_substep(dt);
+        self.rigid_contacts.kick(&mut self.rigid);
         contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
         self.surfaces.apply_friction(&self.deformable_contacts, &mut self.x, &self.x_prev, &self.w);
         // v ← v_pred + (x − x_pred)/dt rather than (x − x_prev)/dt: the same value in exact
@@ -918,6 +943,8 @@ impl Solver {
         let rigid = Shared::new(std::slice::from_mut(&mut self.rigid.states));
         let contacts = Shared::new(&mut self.contacts);
         let contact_count = self.contacts.len();
+        let rigid_contact_count = self.rigid_contacts.list.len();
+        let rigid_contacts = Shared::new(&mut self.rigid_contacts.list);
         let surfaces = &self.surfaces;
         let deformable_contacts = Shared::new(&mut self.deformable_contacts);
         let deformable_count = self.deformable_contacts.len();
@@ -952,6 +979,8 @@ impl Solver {
                     for (k, link) in links.iter().enumerate() {
                         unsafe { link.project(x, x_prev, w, rigid, link_lambda.get(k), step) };
                     }
+                    // SAFETY: the leader alone touches rigid contacts and rigid states.
+                    unsafe { rigid_contact::project(rigid_contacts, rigid_contact_count, x, w, rigid) };
                 }
                 m.sync();
                 for k in m.share(0..contact_count) {
