@@ -2,8 +2,10 @@
 //! and `OmniPhysicsElementCollisionFilter`, resolved into [`usdsim_core::CollisionFilter`].
 //!
 //! Filterable objects are the deformable bodies (named by their body prim, their
-//! simulation mesh or an ancestor) and the static colliders (their collider prim or an
-//! ancestor). Group and pair filtering becomes object pairs:
+//! simulation mesh or an ancestor), the static colliders (their collider prim or an
+//! ancestor) and the rigid bodies (their body prim, an ancestor, or any prim below the
+//! body such as one of its collider shapes: a rigid body is filtered as a whole). Group
+//! and pair filtering becomes object pairs:
 //!
 //! * A group's members are the objects at or below `collection:colliders:includes`
 //!   (exactly those paths with `expansionRule = "explicitOnly"`; everything with
@@ -18,11 +20,11 @@
 //! * `physics:filteredPairs` filters the objects at or below the prim against those at
 //!   or below each target.
 //!
-//! Not supported (warned where the stage asks for it): rigid bodies (the core filter
-//! names only deformable bodies and static colliders), and a body filtered against
-//! itself: a group never switches off a body's self contact (that is the body's own
-//! self-collision setting). Static collider pairs are dropped silently: static colliders
-//! never collide with each other anyway.
+//! Not supported (warned where the stage asks for it): a body filtered against itself: a
+//! group never switches off a body's self contact (that is the body's own self-collision
+//! setting). Static collider pairs are dropped silently: static colliders never collide
+//! with each other anyway. Filters between two rigid bodies or a rigid body and a static
+//! collider are kept but have no effect: rapier3d resolves those contacts.
 
 use std::collections::BTreeSet;
 
@@ -38,6 +40,8 @@ use crate::import::PrimSummary;
 /// simulation mesh, a static collider's prim.
 struct Objects {
     entries: Vec<(sdf::Path, CollisionObject)>,
+    /// Rigid body prims: they also own every prim below them (their collider shapes).
+    rigid: Vec<(sdf::Path, CollisionObject)>,
 }
 
 impl Objects {
@@ -49,21 +53,27 @@ impl Objects {
                 entries.push((path, CollisionObject::Collider(i)));
             }
         }
-        Objects { entries }
+        let rigid = (scene.rigid_bodies.iter().enumerate())
+            .filter_map(|(i, r)| sdf::Path::new(&r.name).ok().map(|p| (p, CollisionObject::Rigid(i))))
+            .collect();
+        Objects { entries, rigid }
     }
 
-    /// The object a path names exactly.
+    /// The object a path names exactly (for a rigid body: the body or a prim below it).
     fn exact(&self, path: &sdf::Path) -> Option<CollisionObject> {
-        self.entries.iter().find(|(p, _)| p == path).map(|&(_, o)| o)
+        let entry = self.entries.iter().find(|(p, _)| p == path);
+        entry.or_else(|| self.rigid.iter().find(|(p, _)| path.has_prefix(p))).map(|&(_, o)| o)
     }
 
-    /// The objects at or below `path`.
+    /// The objects at or below `path`, and the rigid body `path` lies in, if any.
     fn under(&self, path: &sdf::Path) -> BTreeSet<CollisionObject> {
-        self.entries.iter().filter(|(p, _)| p.has_prefix(path)).map(|&(_, o)| o).collect()
+        let below = self.entries.iter().chain(&self.rigid).filter(|(p, _)| p.has_prefix(path));
+        let owner = self.rigid.iter().filter(|(p, _)| path.has_prefix(p));
+        below.chain(owner).map(|&(_, o)| o).collect()
     }
 
     fn all(&self) -> BTreeSet<CollisionObject> {
-        self.entries.iter().map(|&(_, o)| o).collect()
+        self.entries.iter().chain(&self.rigid).map(|&(_, o)| o).collect()
     }
 }
 
@@ -142,21 +152,20 @@ fn members(ctx: &mut Ctx, group: &sdf::Path, objects: &Objects) -> Result<BTreeS
             ctx.warn(
                 group,
                 Some(INCLUDES),
-                format!(
-                    "{include} names no deformable body or static collider (rigid bodies cannot be filtered yet); ignored"
-                ),
+                format!("{include} names no deformable body, static collider or rigid body; ignored"),
             );
         }
     }
     let mut out = BTreeSet::new();
-    for (path, object) in &objects.entries {
-        // The most specific include or exclude decides.
-        let best = |list: &[sdf::Path]| {
-            list.iter()
-                .filter(|p| if explicit_only { *p == path } else { path.has_prefix(p) })
-                .map(|p| p.to_string().len())
-                .max()
+    let objects_and_rigid = objects.entries.iter().map(|e| (e, false)).chain(objects.rigid.iter().map(|e| (e, true)));
+    for ((path, object), rigid) in objects_and_rigid {
+        // The most specific include or exclude decides; a path inside a rigid body (one
+        // of its collider shapes) names the whole body.
+        let names = |p: &sdf::Path| {
+            let inside = rigid && p.has_prefix(path);
+            inside || if explicit_only { p == path } else { path.has_prefix(p) }
         };
+        let best = |list: &[sdf::Path]| list.iter().filter(|p| names(p)).map(|p| p.to_string().len()).max();
         match (best(&includes), best(&excludes)) {
             (Some(i), Some(x)) if i > x => {}
             (Some(_), None) => {}
@@ -249,11 +258,7 @@ fn filtered_pairs(
         let path = &prim.path;
         let own = objects.under(path);
         if own.is_empty() {
-            ctx.warn(
-                path,
-                Some(FILTERED_PAIRS),
-                "not a deformable body or static collider (rigid bodies cannot be filtered yet); ignored",
-            );
+            ctx.warn(path, Some(FILTERED_PAIRS), "not a deformable body, static collider or rigid body; ignored");
             continue;
         }
         for target in targets(ctx, path, FILTERED_PAIRS)? {
@@ -262,9 +267,7 @@ fn filtered_pairs(
                 ctx.warn(
                     path,
                     Some(FILTERED_PAIRS),
-                    format!(
-                        "{target} names no deformable body or static collider (rigid bodies cannot be filtered yet); ignored"
-                    ),
+                    format!("{target} names no deformable body, static collider or rigid body; ignored"),
                 );
             }
             for &a in &own {

@@ -54,18 +54,56 @@ fn pairs(imp: &Imported) -> Vec<[CollisionObject; 2]> {
 }
 
 #[test]
-fn corpus_examples_filter_only_rigid_bodies_and_warn() {
+fn corpus_examples_filter_their_two_rigid_bodies() {
     let Some(corpus) = common::corpus() else { return };
     for name in ["usdPhysicsGroupFiltering.usda", "usdPhysicsPairFiltering.usda"] {
         let imp = import(&corpus.join("openusd-usdphysics").join(name)).unwrap_or_else(|e| panic!("{e}"));
-        // Box1 and Box2 are rigid bodies: the core filter cannot name them.
-        assert!(imp.scene.collision.pairs.is_empty(), "{name}: {:?}", imp.scene.collision.pairs);
+        // Box1 and Box2 are rigid bodies, filtered against each other (rapier resolves
+        // rigid–rigid contact, so the pair is recorded but only matters for deformables).
+        let boxes: Vec<usize> = (0..imp.scene.rigid_bodies.len())
+            .filter(|&i| imp.scene.rigid_bodies[i].name.starts_with("/World/Box"))
+            .collect();
+        assert_eq!(boxes.len(), 2, "{name}");
+        let expected = [CollisionObject::Rigid(boxes[0]), CollisionObject::Rigid(boxes[1])];
         assert!(
-            imp.warnings.iter().any(|w| w.contains("/World/Box") && w.contains("rigid bodies cannot be filtered")),
-            "{name}: {:#?}",
-            imp.warnings
+            pairs(&imp).iter().any(|p| *p == expected || *p == [expected[1], expected[0]]),
+            "{name}: {:?}",
+            pairs(&imp)
         );
+        assert!(!imp.warnings.iter().any(|w| w.contains("cannot be filtered")), "{name}: {:#?}", imp.warnings);
     }
+}
+
+#[test]
+fn a_filtered_pair_names_a_rigid_body_through_its_collider_prim() {
+    let text = format!(
+        r#"{HEADER}def Xform "World"
+{{
+    def PhysicsScene "PhysicsScene" {{}}
+    {}
+    def Xform "Crate" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
+    {{
+        double3 xformOp:translate = (0, 0, 3)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+        def Cube "Shape" (prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsFilteredPairsAPI"])
+        {{
+            double size = 0.5
+            rel physics:filteredPairs = </World/Jelly>
+        }}
+    }}
+}}
+"#,
+        cloth("Jelly", 0.0, 1.0, "")
+    );
+    let imp = load(&text);
+    assert_eq!(imp.scene.rigid_bodies.len(), 1);
+    assert!(
+        pairs(&imp).contains(&[Body(0), CollisionObject::Rigid(0)])
+            || pairs(&imp).contains(&[CollisionObject::Rigid(0), Body(0)]),
+        "{:?} / {:#?}",
+        pairs(&imp),
+        imp.warnings
+    );
 }
 
 #[test]

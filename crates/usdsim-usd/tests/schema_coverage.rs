@@ -484,6 +484,10 @@ def Xform "Body" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
 fn kinematic_asleep_and_owned_bodies() {
     let (points, tets) = tet_cube(Vec3::new(0.0, 0.0, 1.0), 0.2, 1);
     let moved: Vec<Vec3> = points.iter().map(|p| *p + Vec3::new(0.24, 0.0, 0.0)).collect();
+    // The other two bodies sit apart: a kinematic body moving through a sleeping one
+    // would wake it.
+    let sleepy_points: Vec<Vec3> = points.iter().map(|p| *p + Vec3::new(0.0, 1.0, 0.0)).collect();
+    let lunar_points: Vec<Vec3> = points.iter().map(|p| *p + Vec3::new(0.0, 2.0, 0.0)).collect();
     let text = format!(
         r#"{HEADER}def PhysicsScene "Earth" {{}}
 def PhysicsScene "Moon"
@@ -500,18 +504,20 @@ def TetMesh "Kin" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPh
 def TetMesh "Sleepy" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPhysicsVolumeDeformableSimAPI"])
 {{
     uniform bool omniphysics:startsAsleep = 1
-    point3f[] points = {points}
+    point3f[] points = {sleepy}
     int4[] tetVertexIndices = {tets}
 }}
 def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPhysicsVolumeDeformableSimAPI"])
 {{
     rel omniphysics:simulationOwner = </Moon>
-    point3f[] points = {points}
+    point3f[] points = {lunar}
     int4[] tetVertexIndices = {tets}
 }}
 "#,
         points = fmt_points(&points),
         moved = fmt_points(&moved),
+        sleepy = fmt_points(&sleepy_points),
+        lunar = fmt_points(&lunar_points),
     );
     let dir = tempfile::tempdir().unwrap();
     let (_, imp) = load(dir.path(), &text);
@@ -533,7 +539,7 @@ def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "Omni
     }
     let v = Vec3::new(0.24, 0.0, 0.0); // 0.24 units per second
     assert!(solver.velocities(0).iter().all(|u| u.distance(v) < 1e-3), "{:?}", solver.velocities(0));
-    assert_eq!(solver.positions(1), &points[..], "asleep body stays put");
+    assert_eq!(solver.positions(1), &sleepy_points[..], "asleep body stays put");
     // Lunar gravity: 1.62/9.81 of an earth body's fall (compare with a free body).
-    assert!(solver.positions(2)[0].z < points[0].z);
+    assert!(solver.positions(2)[0].z < lunar_points[0].z);
 }
