@@ -66,13 +66,16 @@ fn y_to(axis: Vec3) -> Quat {
     Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y))
 }
 
-fn build_one(c: &Collider) -> Result<StaticCollider, ColliderError> {
-    let friction = c.friction;
-    let (shape, local_rot, triangle_normals): (Box<dyn Shape>, Quat, Option<Vec<Vec3>>) = match &c.shape {
-        ColliderShape::Plane { normal } => {
-            let n = (c.rotation * *normal).normalize_or(Vec3::Z);
-            return Ok(StaticCollider::Plane { normal: n, d: n.dot(c.translation), friction });
-        }
+/// A bounded collider shape in parry3d form: the shape, the rotation taking parry's
+/// Y-axis shapes (capsule, cylinder) onto the scene's axis, and a triangle mesh's face
+/// normals. `Ok(None)` for a plane (unbounded: handled on its own). Shared by static
+/// colliders and rigid bodies' shapes (`rigid_contact.rs`).
+pub(crate) type ParryShape = (Box<dyn Shape>, Quat, Option<Vec<Vec3>>);
+
+/// Builds the parry3d form of `shape`, or says why a triangle mesh is invalid.
+pub(crate) fn parry_shape(shape: &ColliderShape) -> Result<Option<ParryShape>, String> {
+    Ok(Some(match shape {
+        ColliderShape::Plane { .. } => return Ok(None),
         ColliderShape::Cuboid { half_extents } => (Box::new(Cuboid::new(*half_extents)), Quat::IDENTITY, None),
         ColliderShape::Sphere { radius } => (Box::new(Ball::new(*radius)), Quat::IDENTITY, None),
         ColliderShape::Capsule { radius, half_height, axis } => {
@@ -89,10 +92,19 @@ fn build_one(c: &Collider) -> Result<StaticCollider, ColliderError> {
                     (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero()
                 })
                 .collect();
-            let mesh = TriMesh::new(vertices.clone(), triangles.clone())
-                .map_err(|e| ColliderError(format!("{}: invalid triangle mesh: {e}", c.name)))?;
+            let mesh = TriMesh::new(vertices.clone(), triangles.clone()).map_err(|e| e.to_string())?;
             (Box::new(mesh), Quat::IDENTITY, Some(normals))
         }
+    }))
+}
+
+fn build_one(c: &Collider) -> Result<StaticCollider, ColliderError> {
+    let friction = c.friction;
+    let built = parry_shape(&c.shape).map_err(|e| ColliderError(format!("{}: invalid triangle mesh: {e}", c.name)))?;
+    let Some((shape, local_rot, triangle_normals)) = built else {
+        let ColliderShape::Plane { normal } = &c.shape else { unreachable!("only planes are unbounded") };
+        let n = (c.rotation * *normal).normalize_or(Vec3::Z);
+        return Ok(StaticCollider::Plane { normal: n, d: n.dot(c.translation), friction });
     };
     let pose = Pose::from_parts(c.translation, c.rotation * local_rot);
     let aabb = shape.compute_aabb(&pose);

@@ -40,14 +40,13 @@
 
 use crate::collision_filter::FilterTable;
 use crate::colouring::Shared;
-use crate::contact::VertexContactParams;
+use crate::contact::{parry_shape, VertexContactParams};
 use crate::rigid::{RigidBody, RigidState, RigidWorld};
-use crate::scene::ColliderShape;
 use glam::{Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;
 use parry3d::query::PointQueryWithLocation;
-use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape, TriMesh};
+use parry3d::shape::Shape;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -118,11 +117,6 @@ pub(crate) struct RigidContacts {
     kicks: Vec<(Vec3, Vec3)>,
 }
 
-/// Rotation taking parry's Y axis onto `axis` (capsules and cylinders).
-fn y_to(axis: Vec3) -> Quat {
-    Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y))
-}
-
 impl RigidContacts {
     /// The solver form of every shape of `bodies`. Planes (unbounded) and meshes parry
     /// rejects are left out; `RigidWorld::new` has already refused invalid meshes.
@@ -130,30 +124,7 @@ impl RigidContacts {
         let mut shapes = Vec::new();
         for (rigid, b) in bodies.iter().enumerate() {
             for s in &b.shapes {
-                let (shape, rot, triangle_normals): (Box<dyn Shape>, Quat, Option<Vec<Vec3>>) = match &s.shape {
-                    ColliderShape::Plane { .. } => continue,
-                    ColliderShape::Cuboid { half_extents } => {
-                        (Box::new(Cuboid::new(*half_extents)), Quat::IDENTITY, None)
-                    }
-                    ColliderShape::Sphere { radius } => (Box::new(Ball::new(*radius)), Quat::IDENTITY, None),
-                    ColliderShape::Capsule { radius, half_height, axis } => {
-                        (Box::new(Capsule::new_y(*half_height, *radius)), y_to(*axis), None)
-                    }
-                    ColliderShape::Cylinder { radius, half_height, axis } => {
-                        (Box::new(Cylinder::new(*half_height, *radius)), y_to(*axis), None)
-                    }
-                    ColliderShape::TriMesh { vertices, triangles } => {
-                        let normals = triangles
-                            .iter()
-                            .map(|t| {
-                                let p = t.map(|i| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO));
-                                (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero()
-                            })
-                            .collect();
-                        let Ok(mesh) = TriMesh::new(vertices.clone(), triangles.clone()) else { continue };
-                        (Box::new(mesh), Quat::IDENTITY, Some(normals))
-                    }
-                };
+                let Ok(Some((shape, rot, triangle_normals))) = parry_shape(&s.shape) else { continue };
                 let local = Pose::from_parts(s.translation, s.rotation * rot);
                 let bb = shape.compute_aabb(&local);
                 let radius = bb.mins.abs().max(bb.maxs.abs()).length();
