@@ -92,7 +92,9 @@ fn describe(imported: &Imported) -> Result<Value> {
     let (mpu, kpu) = (info.meters_per_unit, info.kilograms_per_unit);
     let pressure = kpu / mpu; // stage pressure unit in Pa
     let density = kpu / (mpu * mpu * mpu);
-    let solver = Solver::new(imported.scene.clone(), Settings::default())?;
+    // At the stage's frame rate, so the stability figures below are the run's.
+    let settings = Settings { frame_dt: (1.0 / info.time_codes_per_second) as f32, ..Settings::default() };
+    let solver = Solver::new(imported.scene.clone(), settings)?;
     let bodies: Vec<Value> = imported
         .scene
         .bodies
@@ -175,6 +177,11 @@ fn describe(imported: &Imported) -> Result<Value> {
             "stage": g.to_array().map(sig),
             "magnitude": both(g.length(), mpu),
         },
+        "solver": {
+            "substeps": solver.settings().substeps,
+            "stiffest_tet_frequency": sig(f64::from(solver.max_tet_frequency())),
+            "warnings": solver.warnings(),
+        },
         "bodies": bodies,
         "colliders": colliders,
         "pins": pins,
@@ -246,6 +253,15 @@ fn text(view: &Value) -> String {
         view["gravity"]["stage"],
         pair(&view["gravity"]["magnitude"], "m/s²")
     ));
+    let solver = &view["solver"];
+    out.push_str(&format!(
+        "solver: {} substeps per frame by default (stiffest tetrahedron's rest frequency {} rad/s)\n",
+        num(&solver["substeps"]),
+        num(&solver["stiffest_tet_frequency"]),
+    ));
+    for w in solver["warnings"].as_array().into_iter().flatten() {
+        out.push_str(&format!("  note: {}\n", num(w)));
+    }
 
     let bodies = view["bodies"].as_array().cloned().unwrap_or_default();
     out.push_str(&format!("\nbodies ({}):\n", bodies.len()));

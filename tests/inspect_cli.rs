@@ -57,3 +57,37 @@ fn missing_file_is_exit_1() {
     assert_eq!(outcome.code, Some(1));
     assert!(outcome.stderr.contains("nope.usda"));
 }
+
+#[test]
+fn json_reports_the_substeps_a_stiff_scene_will_run_at() {
+    let inspect = |path: &std::path::Path| {
+        let outcome = usdsim(["inspect".as_ref(), "--json".as_ref(), path.as_os_str()]);
+        assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+        serde_json::from_str::<serde_json::Value>(&outcome.stdout).unwrap()
+    };
+    // The soft tet cube (E = 1e5 Pa, 0.25 m cells) runs at the default 10 substeps.
+    let soft = inspect(&testdata("tet_cube_on_ground.usda"));
+    assert_eq!(soft["solver"]["substeps"], 10);
+    assert!(soft["solver"]["warnings"].as_array().unwrap().is_empty());
+    // The same cube at E = 1e8 Pa needs more to stay stable, and says so.
+    let dir = temp_dir();
+    let stiff_path = dir.path().join("stiff.usda");
+    let text = std::fs::read_to_string(testdata("tet_cube_on_ground.usda")).unwrap();
+    assert!(text.contains("omniphysics:youngsModulus = 100000"));
+    std::fs::write(
+        &stiff_path,
+        text.replacen("omniphysics:youngsModulus = 100000", "omniphysics:youngsModulus = 1e8", 1),
+    )
+    .unwrap();
+    let stiff = inspect(&stiff_path);
+    let substeps = stiff["solver"]["substeps"].as_u64().unwrap();
+    let omega = stiff["solver"]["stiffest_tet_frequency"].as_f64().unwrap();
+    assert!(substeps > 10, "{}", stiff["solver"]);
+    // The bound: ω·dt ≤ 0.5 at 24 frames per second, and no more substeps than that.
+    let omega_dt = omega / 24.0 / substeps as f64;
+    assert!(
+        omega_dt <= 0.5 + 1e-6 && omega / 24.0 / (substeps - 1) as f64 > 0.5 - 1e-6,
+        "ω {omega} at {substeps} substeps"
+    );
+    assert!(stiff["solver"]["warnings"][0].as_str().unwrap().contains("/World/"), "{}", stiff["solver"]);
+}
