@@ -48,9 +48,9 @@ pub struct Settings {
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
     /// Surface bodies (cloth) collide with themselves. Off by default for now: the
-    /// per-substep search costs a 64² cloth about 30 ms a frame on two cores (44.8 → ~75
-    /// ms, measured), more than its whole elastic solve; the CLI's `--self-contact` turns
-    /// it on.
+    /// per-substep search costs the swinging 64² bench cloth about 57 ms a frame on two
+    /// cores (50 → 106 ms, measured; docs/performance.md), more than its whole elastic
+    /// solve; the CLI's `--self-contact` turns it on.
     pub self_contact: bool,
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
     /// folds onto itself, and the search would cost every volume body every substep.
@@ -776,6 +776,11 @@ impl Solver {
     /// Whether body `body` is kinematic.
     pub fn is_kinematic(&self, body: usize) -> bool {
         self.kinematic.iter().any(|k| k.body == body)
+    }
+
+    /// Deformable (vertex–triangle and edge–edge) contacts found in the last substep.
+    pub fn deformable_contact_count(&self) -> usize {
+        self.deformable_contacts.len()
     }
 
     /// Whether body `body` is asleep (`startsAsleep` and not woken yet).
