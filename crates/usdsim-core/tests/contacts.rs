@@ -363,3 +363,102 @@ fn filtered_bodies_pass_through_each_other() {
     assert!(max_z(&solver) < 0.02, "filtered: the cloth should reach the ground, top at {}", max_z(&solver));
     assert!(max_z(&stopped) > 0.099, "unfiltered: the cloth should drape over the cube, top at {}", max_z(&stopped));
 }
+
+// ---- resting stacks -------------------------------------------------------------------
+
+/// Speed below which a vertex counts as at rest: 1 cm/s, 0.4 mm per frame at 24 fps (0.2 %
+/// of a 0.2 m cube, invisible), two orders of magnitude below the 0.44 m/s the cubes hit
+/// each other with after their 1 cm drop, and 20 times what one cube alone on the ground
+/// still has after 4 s at these settings (5e-4 m/s, measured).
+const REST_SPEED: f32 = 0.01;
+
+/// Cubes of 0.2 m (3³ cells, E = 1e5 Pa, ρ = 1000 kg/m³, damping 0.01 s, friction 0.5 /
+/// 0.4) stacked with 1 cm gaps on a ground plane, simulated at the command line's default
+/// settings (24 fps, 10 substeps × 10 iterations, 2 mm contact offset).
+fn stack(count: usize) -> (Scene, Settings) {
+    let (size, gap) = (0.2, 0.01);
+    let bodies = (0..count)
+        .map(|k| {
+            let min = Vec3::new(-0.5 * size, -0.5 * size, gap + (size + gap) * k as f32);
+            let mut b = cube(&format!("/c{k}"), min, size, 3);
+            b.material.youngs_modulus = 1e5;
+            b
+        })
+        .collect();
+    (scene(bodies, vec![ground()]), Settings { contact_offset: 0.002, ..Settings::default() })
+}
+
+/// Steps `frames` frames, then checks the resting state: every vertex slower than
+/// [`REST_SPEED`], no vertex of one body inside a tetrahedron of another (exact test in
+/// f64, no margin), and each body's centre within 5 cm (a quarter of the width)
+/// horizontally of the one below it and at least 15 cm above it.
+fn comes_to_rest_stacked(count: usize, frames: u32) -> Result<(), String> {
+    let (sc, settings) = stack(count);
+    let tets: Vec<Vec<[u32; 4]>> = sc.bodies.iter().map(|b| b.tets.clone()).collect();
+    let mut solver = Solver::new(sc, settings).unwrap();
+    for _ in 0..frames {
+        solver.step_frame();
+    }
+    let mut problems = Vec::new();
+    for b in 0..count {
+        let (i, v) = solver.velocities(b).iter().map(|v| v.length()).enumerate().fold((0, 0.0f32), |m, (i, v)| {
+            if v > m.1 {
+                (i, v)
+            } else {
+                m
+            }
+        });
+        if v >= REST_SPEED {
+            problems.push(format!("cube {b}: vertex {i} still moves at {v:.4} m/s"));
+        }
+        for o in (0..count).filter(|&o| o != b) {
+            let xo = solver.positions(o);
+            let inside = solver
+                .positions(b)
+                .iter()
+                .filter(|p| tets[o].iter().any(|t| inside_tet(p.as_dvec3(), t.map(|k| xo[k as usize].as_dvec3()), 0.0)))
+                .count();
+            if inside > 0 {
+                problems.push(format!("{inside} vertices of cube {b} are inside cube {o}"));
+            }
+        }
+        if b > 0 {
+            let (c, below) = (solver.centre_of_mass(b), solver.centre_of_mass(b - 1));
+            let off = (c - below).truncate().length();
+            if off > 0.05 || c.z - below.z < 0.15 {
+                problems.push(format!("cube {b} (centre {c}) is no longer on cube {} (centre {below})", b - 1));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn one_jelly_cube_on_the_ground_comes_to_rest() {
+    // The control for the stack below: the same cube and checks, no cube–cube contact.
+    comes_to_rest_stacked(1, 96).unwrap();
+}
+
+#[test]
+#[ignore = "open (issue 4): a stack of volume bodies does not come to rest at the default settings; \
+            see the measurements below"]
+fn a_stack_of_jelly_cubes_comes_to_rest_stacked() {
+    // Measured (this test, 4 s, at commit 1ef0918): no vertex ends inside another cube
+    // and the middle cube stays (3 cm off centre), but the top cube is thrown off
+    // sideways at 1–2 m/s and ends 1.7 m away, still moving at 0.03 m/s. (Just before
+    // 1ef0918 both upper cubes went, ending 0.9 m and 1.5 m away.) The cause is in the
+    // vertex–triangle contacts between volume bodies (`deformable_contact.rs`): a vertex
+    // near an edge of the other body gets a contact normal that leans sideways (logged:
+    // (−0.69, 0.68, −0.25) for a 3.7 mm violation) and a vertex that got behind a side
+    // face is pushed out through that face (logged: 12 mm along +x for a vertex 8 mm
+    // behind it), and any correction of millimetres in one substep becomes a velocity of
+    // metres per second (dt = 1/240 s). It is not friction (frictionless, two cubes push
+    // each other apart symmetrically), nor convergence (40 substeps or 40 iterations make
+    // it worse), nor the offset (6 mm is worse), and material damping up to 0.05 s does
+    // not help; stiffer cubes (E = 1e6 Pa) never settle at all, the bottom one included.
+    comes_to_rest_stacked(3, 96).unwrap();
+}
