@@ -837,13 +837,12 @@ impl Surfaces {
                 if slip < 1e-12 {
                     continue;
                 }
-                let [mu_s, mu_d] = c.friction;
-                let remove = if slip <= mu_s * c.push { 1.0 } else { (mu_d * c.push / slip).min(1.0) };
                 let wi = ids.map(|i| w[i as usize]);
                 let denom: f32 = (0..4).map(|j| coef[j] * coef[j] * wi[j]).sum();
                 if denom <= f32::EPSILON {
                     continue;
                 }
+                let remove = coulomb(c, slip, denom);
                 let dl = tangential * (remove / denom);
                 for j in 0..4 {
                     x[ids[j] as usize] -= dl * (wi[j] * coef[j]);
@@ -861,13 +860,12 @@ impl Surfaces {
             if slip < 1e-12 {
                 continue;
             }
-            let [mu_s, mu_d] = c.friction;
-            let remove = if slip <= mu_s * c.push { 1.0 } else { (mu_d * c.push / slip).min(1.0) };
             let wt = [w[tri[0] as usize], w[tri[1] as usize], w[tri[2] as usize]];
             let denom = w[vi] + bary.x * bary.x * wt[0] + bary.y * bary.y * wt[1] + bary.z * bary.z * wt[2];
             if denom <= f32::EPSILON {
                 continue;
             }
+            let remove = coulomb(c, slip, denom);
             // Solve for the correction that cancels `remove` of the relative slip.
             let dl = tangential * (remove / denom);
             x[vi] -= dl * w[vi];
@@ -875,6 +873,24 @@ impl Surfaces {
                 x[tri[k] as usize] += dl * (wt[k] * bary[k]);
             }
         }
+    }
+}
+
+/// The fraction of a contact's tangential slip that friction removes (Coulomb, as in
+/// Macklin et al. 2014, "Unified Particle Physics for Real-Time Applications", §6.1).
+/// `c.push` accumulates the normal multipliers `Δλ = −C / Σ wᵢ‖∇ᵢC‖²` (mass × distance);
+/// cancelling a slip `s` takes a tangential multiplier `s / denom` with the same
+/// generalised inverse mass `denom`, so the two compare as `s / denom ≤ μ_s · push`.
+/// (Comparing the slip with `μ · push` directly mixed distance with mass × distance and,
+/// for light vertices, left friction almost nothing to work with: a stack of jelly cubes
+/// slid off itself.)
+fn coulomb(c: &Contact, slip: f32, denom: f32) -> f32 {
+    let [mu_s, mu_d] = c.friction;
+    let normal = c.push * denom; // the normal correction as a distance
+    if slip <= mu_s * normal {
+        1.0
+    } else {
+        (mu_d * normal / slip).min(1.0)
     }
 }
 
