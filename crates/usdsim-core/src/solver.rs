@@ -558,10 +558,13 @@ impl Solver {
         let (surfaces, filter) =
             Surfaces::new(&scene, &ranges, settings.contact_offset, settings.deformable_contact, self_contact);
         let mut tet_frequency = (0.0f32, 0usize);
-        for b in 0..ranges.len() {
+        for b in (0..ranges.len()).filter(|&b| !scene.bodies[b].kinematic) {
             let end = body_tet_start.get(b + 1).copied().unwrap_or(tets.len());
             for t in &tets[body_tet_start[b]..end] {
-                let omega = t.rest_frequency(t.v.map(|i| w[i as usize]));
+                // Masses rather than today's inverse masses: an asleep body (zero for
+                // now) must be stable once it wakes. Pinned vertices count as free,
+                // which errs on the safe side.
+                let omega = t.rest_frequency(t.v.map(|i| if m[i as usize] > 0.0 { 1.0 / m[i as usize] } else { 0.0 }));
                 if omega > tet_frequency.0 {
                     tet_frequency = (omega, b);
                 }

@@ -45,3 +45,17 @@ fn below_the_bound_a_box_runs_with_the_settings_it_was_given() {
     }
     assert!(fastest_vertex(&solver) < 1e-3);
 }
+
+#[test]
+fn an_asleep_stiff_box_is_already_counted() {
+    // Asleep bodies are immovable until woken, but must be stable once they wake.
+    let mut scene = box_at_rest(1e6, 1);
+    scene.bodies[0].starts_asleep = true;
+    let mut solver = Solver::new(scene, Settings::default()).unwrap();
+    assert!(solver.settings().substeps > 10);
+    solver.wake(0);
+    for _ in 0..24 {
+        solver.step_frame();
+    }
+    assert!(fastest_vertex(&solver) < 1e-3, "{} m/s", fastest_vertex(&solver));
+}
