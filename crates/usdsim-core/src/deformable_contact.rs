@@ -359,7 +359,10 @@ impl Surfaces {
                     }
                 }
                 s.vertices.extend(used.iter().enumerate().filter(|(_, &u)| u).map(|(i, _)| i as u32 + base));
-                if body.kind == BodyKind::Surface {
+                // Edges of every colliding surface: a cloth's, and a volume's boundary
+                // (so that a cloth edge cannot slip through a solid's edge between their
+                // vertices); volume–volume edge pairs are skipped in the search.
+                {
                     let mut edge_tris: BTreeMap<[u32; 2], Vec<u32>> = BTreeMap::new();
                     for (k, t) in local[b].iter().enumerate() {
                         for j in 0..3 {
@@ -548,6 +551,13 @@ impl Surfaces {
                     continue;
                 }
             } else if !filter.bodies_collide(ba, bb) {
+                continue;
+            }
+            // Two volume surfaces: their vertices against each other's faces already
+            // hold them apart (a tet's edges are short against its faces), and edge pairs
+            // between two resting solids only add sideways pushes. Volume edges are here
+            // for cloth draped over a solid's edges.
+            if !self.two_sided[ba] && !self.two_sided[bb] {
                 continue;
             }
             let b = self.edges[ib];

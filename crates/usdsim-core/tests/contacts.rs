@@ -455,3 +455,23 @@ fn a_stack_of_jelly_cubes_comes_to_rest_stacked() {
     // triangulation) slid the top cube 1.7 m off the pile at 1–2 m/s.
     comes_to_rest_stacked(3, 144).unwrap();
 }
+
+/// A coarse cloth (5 × 5 vertices, 0.8 m) dropped across a 0.3 m one-cell tet cube
+/// turned 45° about the vertical, so the cloth's edges cross the cube's top edges between
+/// vertices, where only edge–edge contact can stop them.
+fn cloth_over_a_cube_edge() -> Scene {
+    let mut block = cube("/block", Vec3::new(-0.15, -0.15, 0.0), 0.3, 1);
+    let r = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    for p in block.positions.iter_mut().chain(block.rest_points.iter_mut()) {
+        *p = r * *p;
+    }
+    block.material.youngs_modulus = 1e5;
+    let sheet = cloth("/sheet", Vec3::new(-0.4, -0.4, 0.33), Vec3::X, Vec3::Y, (0.8, 0.8), (5, 5));
+    scene(vec![block, sheet], vec![ground()])
+}
+
+#[test]
+fn a_coarse_cloth_draped_over_a_solid_never_intersects_it() {
+    let settings = Settings { self_contact: false, ..settings() };
+    assert_eq!(first_intersection(cloth_over_a_cube_edge(), settings, 48), None);
+}
