@@ -2,7 +2,36 @@
 //! and a triangulated rectangle. Real assets come from USD; these exist so physics tests
 //! and benchmarks can vary resolution without files.
 
+use crate::scene::{Body, BodyKind, Material};
 use glam::{UVec3, Vec3};
+
+/// A volume body on [`tet_box`]: rest shape = initial shape, everything else at
+/// [`Body::new`]'s defaults.
+pub fn tet_body(name: &str, min: Vec3, max: Vec3, cells: UVec3, material: Material) -> Body {
+    let (points, tets) = tet_box(min, max, cells);
+    let mut b = Body::new(name, BodyKind::Volume, points, material);
+    b.rest_elements = tets.clone();
+    b.tets = tets;
+    b
+}
+
+/// A surface body on [`cloth`]: rest shape = initial shape, everything else at
+/// [`Body::new`]'s defaults.
+pub fn cloth_body(
+    name: &str,
+    origin: Vec3,
+    u: Vec3,
+    v: Vec3,
+    size: (f32, f32),
+    verts: (u32, u32),
+    material: Material,
+) -> Body {
+    let (points, tris) = cloth(origin, u, v, size, verts);
+    let mut b = Body::new(name, BodyKind::Surface, points, material);
+    b.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
+    b.triangles = tris;
+    b
+}
 
 /// A box from `min` to `max` split into `cells` hexahedra, each cut into six tetrahedra
 /// along a main diagonal (Kuhn subdivision). The diagonal is mirrored in every other cell

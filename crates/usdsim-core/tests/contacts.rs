@@ -4,8 +4,8 @@
 
 use glam::{DVec3, Quat, UVec3, Vec3};
 use usdsim_core::{
-    grid, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter, Material, Pin,
-    Scene, Settings, Solver,
+    grid, Body, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter, Material, Pin, Scene,
+    Settings, Solver,
 };
 
 const G: f32 = 9.81;
@@ -27,19 +27,12 @@ fn material(youngs: f32, density: f32, thickness: f32) -> Material {
 }
 
 fn cloth(name: &str, origin: Vec3, u: Vec3, v: Vec3, size: (f32, f32), verts: (u32, u32)) -> Body {
-    let (points, tris) = grid::cloth(origin, u, v, size, verts);
-    let mut b = Body::new(name, BodyKind::Surface, points, material(1e5, 200.0, 1e-3));
-    b.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
-    b.triangles = tris;
-    b
+    grid::cloth_body(name, origin, u, v, size, verts, material(1e5, 200.0, 1e-3))
 }
 
 fn cube(name: &str, min: Vec3, size: f32, cells: u32) -> Body {
-    let (points, tets) = grid::tet_box(min, min + Vec3::splat(size), UVec3::splat(cells));
-    let mut b = Body::new(name, BodyKind::Volume, points, Material { damping: 0.01, ..material(2e4, 1000.0, 0.0) });
-    b.rest_elements = tets.clone();
-    b.tets = tets;
-    b
+    let m = Material { damping: 0.01, ..material(2e4, 1000.0, 0.0) };
+    grid::tet_body(name, min, min + Vec3::splat(size), UVec3::splat(cells), m)
 }
 
 fn ground() -> Collider {

@@ -4,8 +4,7 @@
 
 use glam::{Quat, UVec3, Vec3};
 use usdsim_core::{
-    grid, Body, BodyKind, Collider, ColliderShape, CollisionObject, Material, RigidBody, RigidShape, Scene, Settings,
-    Solver,
+    grid, Body, Collider, ColliderShape, CollisionObject, Material, RigidBody, RigidShape, Scene, Settings, Solver,
 };
 
 const G: f32 = 9.81;
@@ -17,19 +16,11 @@ fn material(youngs: f32, density: f32) -> Material {
 
 /// A tet-meshed cube of `cells`³ cells from `min`, edge `size`.
 fn cube(min: Vec3, size: f32, cells: u32, density: f32) -> Body {
-    let (points, tets) = grid::tet_box(min, min + Vec3::splat(size), UVec3::splat(cells));
-    let mut b = Body::new("/cube", BodyKind::Volume, points, material(5e4, density));
-    b.rest_elements = tets.clone();
-    b.tets = tets;
-    b
+    grid::tet_body("/cube", min, min + Vec3::splat(size), UVec3::splat(cells), material(5e4, density))
 }
 
 fn cloth(origin: Vec3, size: f32, verts: u32) -> Body {
-    let (points, tris) = grid::cloth(origin, Vec3::X, Vec3::Y, (size, size), (verts, verts));
-    let mut b = Body::new("/cloth", BodyKind::Surface, points, material(1e5, 200.0));
-    b.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
-    b.triangles = tris;
-    b
+    grid::cloth_body("/cloth", origin, Vec3::X, Vec3::Y, (size, size), (verts, verts), material(1e5, 200.0))
 }
 
 fn ground() -> Collider {

@@ -4,9 +4,7 @@
 //! in f64) and bitwise comparisons of the frozen state.
 
 use glam::{DVec3, Mat4, Quat, UVec3, Vec3};
-use usdsim_core::{
-    grid, Attachment, Body, BodyKind, Collider, ColliderShape, Frame, Material, Scene, Settings, Site, Solver,
-};
+use usdsim_core::{grid, Attachment, Body, Collider, ColliderShape, Frame, Material, Scene, Settings, Site, Solver};
 
 const G: f32 = 9.81;
 
@@ -27,19 +25,11 @@ fn material(youngs: f32, density: f32, thickness: f32) -> Material {
 }
 
 fn tet_box(name: &str, min: Vec3, max: Vec3, cells: UVec3, youngs: f32) -> Body {
-    let (points, tets) = grid::tet_box(min, max, cells);
-    let mut b = Body::new(name, BodyKind::Volume, points, material(youngs, 1000.0, 0.0));
-    b.rest_elements = tets.clone();
-    b.tets = tets;
-    b
+    grid::tet_body(name, min, max, cells, material(youngs, 1000.0, 0.0))
 }
 
 fn cloth(name: &str, origin: Vec3, u: Vec3, v: Vec3, size: (f32, f32), verts: (u32, u32)) -> Body {
-    let (points, tris) = grid::cloth(origin, u, v, size, verts);
-    let mut b = Body::new(name, BodyKind::Surface, points, material(1e5, 200.0, 1e-3));
-    b.rest_elements = tris.iter().map(|t| [t[0], t[1], t[2], 0]).collect();
-    b.triangles = tris;
-    b
+    grid::cloth_body(name, origin, u, v, size, verts, material(1e5, 200.0, 1e-3))
 }
 
 fn ground() -> Collider {
