@@ -8,6 +8,7 @@ use usdsim_core::{BendDefault, Body, BodyKind};
 
 use crate::attribute_values::{self, check_indices};
 use crate::context::Ctx;
+use crate::dialect::{Dialect, Names};
 use crate::error::ImportError;
 use crate::import::PrimSummary;
 use crate::material_binding;
@@ -15,93 +16,6 @@ use crate::pose;
 use crate::units::Units;
 use crate::usdsim_api;
 use crate::xform::XformCache;
-
-/// Which spelling of the deformable schema a body uses. Both map onto one model; the
-/// names differ, and the exporter writes state (rest shapes) back under the input's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// NVIDIA's `OmniPhysics*` schema with `omniphysics:` attributes.
-    Omni,
-    /// The AOUSD proposal's `Physics*` schema with `physics:` attributes.
-    Aousd,
-}
-
-/// Attribute names of one dialect.
-struct Names {
-    enabled: &'static str,
-    kinematic: &'static str,
-    asleep: &'static str,
-    owner: &'static str,
-    mass: &'static str,
-    rest_points: &'static str,
-    rest_tets: &'static str,
-    rest_tris: &'static str,
-    bend_default: &'static str,
-    adj_pairs: &'static str,
-    bend_angles: &'static str,
-}
-
-const OMNI_NAMES: Names = Names {
-    enabled: "omniphysics:deformableBodyEnabled",
-    kinematic: "omniphysics:kinematicEnabled",
-    asleep: "omniphysics:startsAsleep",
-    owner: "omniphysics:simulationOwner",
-    mass: "omniphysics:mass",
-    rest_points: "omniphysics:restShapePoints",
-    rest_tets: "omniphysics:restTetVtxIndices",
-    rest_tris: "omniphysics:restTriVtxIndices",
-    bend_default: "omniphysics:restBendAnglesDefault",
-    adj_pairs: "omniphysics:restAdjTriPairs",
-    bend_angles: "omniphysics:restBendAngles",
-};
-
-const AOUSD_NAMES: Names = Names {
-    enabled: "physics:deformableBodyEnabled",
-    kinematic: "physics:kinematicEnabled",
-    asleep: "physics:startsAsleep",
-    owner: "physics:simulationOwner",
-    mass: "physics:mass",
-    rest_points: "physics:restShapePoints",
-    rest_tets: "physics:restTetVertexIndices",
-    rest_tris: "physics:restTriVertexIndices",
-    bend_default: "physics:restBendAnglesDefault",
-    adj_pairs: "physics:restAdjTriPairs",
-    bend_angles: "physics:restBendAngles",
-};
-
-impl Dialect {
-    /// `restShapePoints` in this dialect.
-    pub fn rest_points(self) -> &'static str {
-        self.names().rest_points
-    }
-
-    /// The rest tetrahedron indices (`restTetVtxIndices` / `restTetVertexIndices`).
-    pub fn rest_tets(self) -> &'static str {
-        self.names().rest_tets
-    }
-
-    /// The rest triangle indices (`restTriVtxIndices` / `restTriVertexIndices`).
-    pub fn rest_tris(self) -> &'static str {
-        self.names().rest_tris
-    }
-
-    /// `restAdjTriPairs` in this dialect.
-    pub fn adj_tri_pairs(self) -> &'static str {
-        self.names().adj_pairs
-    }
-
-    /// `restBendAngles` (degrees) in this dialect.
-    pub fn bend_angles(self) -> &'static str {
-        self.names().bend_angles
-    }
-
-    fn names(self) -> &'static Names {
-        match self {
-            Dialect::Omni => &OMNI_NAMES,
-            Dialect::Aousd => &AOUSD_NAMES,
-        }
-    }
-}
 
 /// The kind of simulation API a prim applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

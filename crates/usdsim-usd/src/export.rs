@@ -24,7 +24,7 @@ use openusd::{gf, sdf};
 use usdsim_core::embedding::{polygon_vertex_normals, Embedding};
 use usdsim_core::{Body, BodyKind, RestShape, Solver};
 
-use crate::body::Dialect;
+use crate::dialect::Dialect;
 use crate::error::ExportError;
 use crate::import::{FaceTopology, Imported};
 use crate::rigid_body::RigidPrim;

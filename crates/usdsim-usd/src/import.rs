@@ -85,7 +85,7 @@ pub struct BodyPrim {
     pub world_from_local: DMat4,
     /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
     /// its state back under the same names.
-    pub dialect: crate::body::Dialect,
+    pub dialect: crate::dialect::Dialect,
 }
 
 /// What the importer needs to know about each traversed prim, read once.

@@ -14,6 +14,7 @@ mod body;
 mod collider;
 mod collision_group;
 mod context;
+mod dialect;
 mod embedded;
 mod error;
 mod export;
@@ -30,7 +31,7 @@ pub mod validate;
 mod xform;
 
 pub use attachment::{FrameTrack, TrackTarget};
-pub use body::Dialect;
+pub use dialect::Dialect;
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake, Topology};
 pub use import::{import, import_at, BodyPrim, EmbeddedPrim, FaceTopology, Imported};

@@ -12,6 +12,7 @@ use openusd::sdf;
 
 use crate::attribute_values;
 use crate::context::Ctx;
+use crate::dialect::Dialect;
 use crate::error::ImportError;
 use crate::import::PrimSummary;
 
@@ -31,19 +32,14 @@ fn instances(prim: &PrimSummary) -> Vec<Instance> {
     prim.apis
         .iter()
         .filter_map(|api| {
-            if let Some(name) = api.strip_prefix("OmniPhysicsDeformablePoseAPI:") {
+            [Dialect::Omni, Dialect::Aousd].into_iter().find_map(|dialect| {
+                let name = api.strip_prefix(dialect.names().pose_api)?.strip_prefix(':')?;
                 Some(Instance {
                     name: name.to_string(),
-                    points: format!("deformablePose:{name}:omniphysics:points"),
-                    purposes: format!("deformablePose:{name}:omniphysics:purposes"),
+                    points: dialect.pose_attr(name, "points"),
+                    purposes: dialect.pose_attr(name, "purposes"),
                 })
-            } else {
-                api.strip_prefix("PhysicsDeformablePoseAPI:").map(|name| Instance {
-                    name: name.to_string(),
-                    points: format!("physics:deformablePose:{name}:points"),
-                    purposes: format!("physics:deformablePose:{name}:purposes"),
-                })
-            }
+            })
         })
         .collect()
 }

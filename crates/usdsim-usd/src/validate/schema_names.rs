@@ -1,14 +1,7 @@
 //! Names from the OmniPhysics deformable schema (the seed text) and its AOUSD
 //! `physics:` spelling: API schemas, prim types and attributes, per dialect.
 
-/// Which spelling of the schema a body uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dialect {
-    /// `OmniPhysics*` schemas with `omniphysics:` attributes.
-    Omni,
-    /// The AOUSD proposal's `Physics*` schemas with `physics:` attributes.
-    Aousd,
-}
+pub(crate) use crate::dialect::Dialect;
 
 /// The kind of simulation API (and so of body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,64 +18,6 @@ impl SimKind {
             SimKind::Volume => "TetMesh",
             SimKind::Surface => "Mesh",
             SimKind::Curves => "BasisCurves",
-        }
-    }
-}
-
-/// Attribute names of one dialect.
-pub(crate) struct Names {
-    pub enabled: &'static str,
-    pub mass: &'static str,
-    pub rest_points: &'static str,
-    pub rest_tets: &'static str,
-    pub rest_tris: &'static str,
-    pub bend_default: &'static str,
-    pub adj_pairs: &'static str,
-    pub bend_angles: &'static str,
-    pub pose_api: &'static str,
-    pub owner: &'static str,
-}
-
-const OMNI: Names = Names {
-    enabled: "omniphysics:deformableBodyEnabled",
-    mass: "omniphysics:mass",
-    rest_points: "omniphysics:restShapePoints",
-    rest_tets: "omniphysics:restTetVtxIndices",
-    rest_tris: "omniphysics:restTriVtxIndices",
-    bend_default: "omniphysics:restBendAnglesDefault",
-    adj_pairs: "omniphysics:restAdjTriPairs",
-    bend_angles: "omniphysics:restBendAngles",
-    pose_api: "OmniPhysicsDeformablePoseAPI",
-    owner: "omniphysics:simulationOwner",
-};
-
-const AOUSD: Names = Names {
-    enabled: "physics:deformableBodyEnabled",
-    mass: "physics:mass",
-    rest_points: "physics:restShapePoints",
-    rest_tets: "physics:restTetVertexIndices",
-    rest_tris: "physics:restTriVertexIndices",
-    bend_default: "physics:restBendAnglesDefault",
-    adj_pairs: "physics:restAdjTriPairs",
-    bend_angles: "physics:restBendAngles",
-    pose_api: "PhysicsDeformablePoseAPI",
-    owner: "physics:simulationOwner",
-};
-
-impl Dialect {
-    /// The attribute names of this dialect.
-    pub fn names(self) -> &'static Names {
-        match self {
-            Dialect::Omni => &OMNI,
-            Dialect::Aousd => &AOUSD,
-        }
-    }
-
-    /// Name of a pose attribute (`points` or `purposes`) of pose instance `instance`.
-    pub fn pose_attr(self, instance: &str, leaf: &str) -> String {
-        match self {
-            Dialect::Omni => format!("deformablePose:{instance}:omniphysics:{leaf}"),
-            Dialect::Aousd => format!("physics:deformablePose:{instance}:{leaf}"),
         }
     }
 }
