@@ -57,42 +57,9 @@ pub fn tet_barycentric(t: [Vec3; 4], p: Vec3) -> Option<[f32; 4]> {
 }
 
 /// Closest point to `p` on the triangle `t`, as barycentric weights (Ericson,
-/// "Real-Time Collision Detection", §5.1.5).
+/// "Real-Time Collision Detection", §5.1.5; the contact search's routine).
 pub fn closest_on_triangle(t: [Vec3; 3], p: Vec3) -> [f32; 3] {
-    let (a, b, c) = (t[0], t[1], t[2]);
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return [1.0, 0.0, 0.0];
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return [0.0, 1.0, 0.0];
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let v = d1 / (d1 - d3);
-        return [1.0 - v, v, 0.0];
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return [0.0, 0.0, 1.0];
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let w = d2 / (d2 - d6);
-        return [1.0 - w, 0.0, w];
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return [0.0, 1.0 - w, w];
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let (v, w) = (vb * denom, vc * denom);
-    [1.0 - v - w, v, w]
+    crate::deformable_contact::closest_point(p, t[0], t[1], t[2]).0.to_array()
 }
 
 fn blend3(t: [Vec3; 3], b: [f32; 3]) -> Vec3 {
