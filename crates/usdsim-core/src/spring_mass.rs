@@ -123,6 +123,18 @@ pub fn link_pairs(points: &[DVec3], triangles: &[[u32; 3]], kinds: LinkKinds) ->
     out.into_iter().collect()
 }
 
+/// Work arrays of [`SpringSystem::step_with`], kept between steps.
+#[derive(Clone, Debug, Default)]
+pub struct StepScratch {
+    a: Vec<DVec3>,
+    kx: [Vec<DVec3>; 4],
+    kv: [Vec<DVec3>; 4],
+    x0: Vec<DVec3>,
+    v0: Vec<DVec3>,
+    xs: Vec<DVec3>,
+    vs: Vec<DVec3>,
+}
+
 /// Particles and links.
 #[derive(Clone, Debug)]
 pub struct SpringSystem {
@@ -165,21 +177,29 @@ impl SpringSystem {
     }
 
     /// Advances the state by `dt` with `integrator`.
+    pub fn step(&mut self, integrator: Integrator, dt: f64) {
+        self.step_with(integrator, dt, &mut StepScratch::default());
+    }
+
+    /// [`SpringSystem::step`] with caller-owned work arrays, so that a caller stepping
+    /// every substep (the solver's force-integrated bodies) allocates nothing.
     // Several parallel arrays are indexed together; index loops read like the maths.
     #[allow(clippy::needless_range_loop)]
-    pub fn step(&mut self, integrator: Integrator, dt: f64) {
+    pub fn step_with(&mut self, integrator: Integrator, dt: f64, scratch: &mut StepScratch) {
         let n = self.x.len();
-        let mut a = vec![DVec3::ZERO; n];
+        let StepScratch { a, kx, kv, x0, v0, xs, vs } = scratch;
+        a.clear();
+        a.resize(n, DVec3::ZERO);
         match integrator {
             Integrator::ExplicitEuler => {
-                self.accelerations(&self.x, &self.v, &mut a);
+                self.accelerations(&self.x, &self.v, a);
                 for i in 0..n {
                     self.x[i] += self.v[i] * dt;
                     self.v[i] += a[i] * dt;
                 }
             }
             Integrator::SymplecticEuler => {
-                self.accelerations(&self.x, &self.v, &mut a);
+                self.accelerations(&self.x, &self.v, a);
                 for i in 0..n {
                     self.v[i] += a[i] * dt;
                     self.x[i] += self.v[i] * dt;
@@ -187,14 +207,19 @@ impl SpringSystem {
             }
             Integrator::Rk4 => {
                 // k_s = (dx, dv) derivatives at the four classic stages.
-                let (x0, v0) = (self.x.clone(), self.v.clone());
-                let mut kx = [vec![DVec3::ZERO; n], vec![DVec3::ZERO; n], vec![DVec3::ZERO; n], vec![DVec3::ZERO; n]];
-                let mut kv = kx.clone();
-                let (mut xs, mut vs) = (x0.clone(), v0.clone());
+                for k in kx.iter_mut().chain(kv.iter_mut()) {
+                    k.clear();
+                    k.resize(n, DVec3::ZERO);
+                }
+                for (buf, from) in [(&mut *x0, &self.x), (&mut *v0, &self.v), (&mut *xs, &self.x), (&mut *vs, &self.v)]
+                {
+                    buf.clear();
+                    buf.extend_from_slice(from);
+                }
                 for stage in 0..4 {
-                    self.accelerations(&xs, &vs, &mut a);
-                    kx[stage].copy_from_slice(&vs);
-                    kv[stage].copy_from_slice(&a);
+                    self.accelerations(xs, vs, a);
+                    kx[stage].copy_from_slice(vs);
+                    kv[stage].copy_from_slice(a);
                     if stage < 3 {
                         let h = if stage == 2 { dt } else { 0.5 * dt };
                         for i in 0..n {

@@ -154,6 +154,8 @@ pub(super) struct ForceBody {
     original_rest: Vec<f64>,
     /// Number of links before any broke.
     initial_links: usize,
+    /// The integrator's work arrays, kept so that a step allocates nothing.
+    scratch: spring_mass::StepScratch,
 }
 
 impl ForceBody {
@@ -174,7 +176,16 @@ impl ForceBody {
             links,
             gravity: DVec3::ZERO,
         };
-        Self { body, system, offset: vec![Vec3::ZERO; n], tear_ratio, plastic, original_rest, initial_links }
+        Self {
+            body,
+            system,
+            offset: vec![Vec3::ZERO; n],
+            tear_ratio,
+            plastic,
+            original_rest,
+            initial_links,
+            scratch: spring_mass::StepScratch::default(),
+        }
     }
 
     /// The largest substep `integrator` is stable at for this body's stiffest link
@@ -271,16 +282,17 @@ impl Solver {
             // Tearing and plastic flow on the state at the end of the last substep.
             if let Some(ratio) = fb.tear_ratio {
                 let x = &s.x;
-                let keep: Vec<bool> = s
-                    .links
-                    .iter()
-                    .map(|l| x[l.ends[0] as usize].distance(x[l.ends[1] as usize]) <= ratio as f64 * l.rest)
-                    .collect();
-                if keep.contains(&false) {
-                    let mut k = keep.iter();
-                    s.links.retain(|_| *k.next().unwrap_or(&true));
-                    let mut k = keep.iter();
-                    fb.original_rest.retain(|_| *k.next().unwrap_or(&true));
+                let intact = |l: &spring_mass::Link| {
+                    x[l.ends[0] as usize].distance(x[l.ends[1] as usize]) <= ratio as f64 * l.rest
+                };
+                if !s.links.iter().all(intact) {
+                    // Original rest lengths first, while they still line up with the links.
+                    let mut k = 0;
+                    fb.original_rest.retain(|_| {
+                        k += 1;
+                        intact(&s.links[k - 1])
+                    });
+                    s.links.retain(intact);
                 }
             }
             if let Some(p) = fb.plastic {
@@ -294,7 +306,7 @@ impl Solver {
                     cap,
                 );
             }
-            s.step(integrator, dt as f64);
+            s.step_with(integrator, dt as f64, &mut fb.scratch);
             for (k, i) in range.enumerate() {
                 if self.w[i] > 0.0 {
                     let (x, v) = (s.x[k].as_vec3(), s.v[k].as_vec3());
