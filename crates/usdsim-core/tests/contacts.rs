@@ -11,19 +11,7 @@ use usdsim_core::{
 const G: f32 = 9.81;
 
 fn material(youngs: f32, density: f32, thickness: f32) -> Material {
-    Material {
-        youngs_modulus: youngs,
-        poissons_ratio: 0.3,
-        density,
-        thickness,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.4,
-        static_friction: 0.5,
-        damping: 0.0,
-        bend_damping: 0.0,
-    }
+    Material { thickness, dynamic_friction: 0.4, ..Material::elastic(youngs, 0.3, density) }
 }
 
 fn cloth(name: &str, origin: Vec3, u: Vec3, v: Vec3, size: (f32, f32), verts: (u32, u32)) -> Body {

@@ -9,19 +9,7 @@ use usdsim_core::{grid, Attachment, Body, Collider, ColliderShape, Frame, Materi
 const G: f32 = 9.81;
 
 fn material(youngs: f32, density: f32, thickness: f32) -> Material {
-    Material {
-        youngs_modulus: youngs,
-        poissons_ratio: 0.3,
-        density,
-        thickness,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.4,
-        static_friction: 0.5,
-        damping: 0.01,
-        bend_damping: 0.0,
-    }
+    Material { thickness, dynamic_friction: 0.4, damping: 0.01, ..Material::elastic(youngs, 0.3, density) }
 }
 
 fn tet_box(name: &str, min: Vec3, max: Vec3, cells: UVec3, youngs: f32) -> Body {
