@@ -154,37 +154,46 @@ fn query(c: &StaticCollider, p: Vec3, reach: f32) -> Option<(f32, Vec3, Vec3)> {
             if !aabb.loosened(reach.max(0.0)).contains_local_point(p) {
                 return None;
             }
-            if let Some(normals) = triangle_normals {
-                let mesh = shape.as_trimesh()?;
-                let local = pose.inverse_transform_point(p);
-                let (proj, (tri, _)) = mesh.project_local_point_and_get_location(local, false);
-                let delta = local - proj.point;
-                let dist = delta.length();
-                let face_n = normals.get(tri as usize).copied().unwrap_or(Vec3::Z);
-                let sign = if delta.dot(face_n) < 0.0 { -1.0 } else { 1.0 };
-                let n = if dist > 1e-7 { delta / dist * sign } else { face_n };
-                let signed = dist * sign;
-                return (signed < reach).then(|| (signed, pose.rotation * n, pose.transform_point(proj.point)));
-            }
-            let proj = shape.project_point(pose, p, true);
-            let delta = p - proj.point;
-            let dist = delta.length();
-            if proj.is_inside {
-                // Deep inside: the projection is the nearest boundary point.
-                let outer = shape.project_point(pose, p, false);
-                let d = outer.point - p;
-                let len = d.length();
-                if len < 1e-9 {
-                    return None;
-                }
-                Some((-len, d / len, outer.point))
-            } else if dist < reach && dist > 1e-9 {
-                Some((dist, delta / dist, proj.point))
-            } else {
-                None
-            }
+            shape_query(shape.as_ref(), triangle_normals.as_deref(), pose, p, reach)
         }
     }
+}
+
+/// Signed distance, outward world normal and closest surface point of `shape` placed at
+/// `pose`, for a point `p` closer than `reach` (or inside); `None` otherwise or when the
+/// normal is undefined. A triangle mesh (with its face normals) is signed by the face
+/// nearest `p`; a solid shape's inside gives the nearest boundary point. Shared by static
+/// colliders and rigid bodies' shapes (`rigid_contact.rs`).
+pub(crate) fn shape_query(
+    shape: &dyn Shape,
+    triangle_normals: Option<&[Vec3]>,
+    pose: &Pose,
+    p: Vec3,
+    reach: f32,
+) -> Option<(f32, Vec3, Vec3)> {
+    if let Some(normals) = triangle_normals {
+        let mesh = shape.as_trimesh()?;
+        let local = pose.inverse_transform_point(p);
+        let (proj, (tri, _)) = mesh.project_local_point_and_get_location(local, false);
+        let delta = local - proj.point;
+        let dist = delta.length();
+        let face_n = normals.get(tri as usize).copied().unwrap_or(Vec3::Z);
+        let sign = if delta.dot(face_n) < 0.0 { -1.0 } else { 1.0 };
+        let n = if dist > 1e-7 { delta / dist * sign } else { face_n };
+        let signed = dist * sign;
+        return (signed < reach).then(|| (signed, pose.rotation * n, pose.transform_point(proj.point)));
+    }
+    let proj = shape.project_point(pose, p, true);
+    if proj.is_inside {
+        // Deep inside: the projection is the nearest boundary point.
+        let outer = shape.project_point(pose, p, false);
+        let d = outer.point - p;
+        let len = d.length();
+        return (len >= 1e-9).then(|| (-len, d / len, outer.point));
+    }
+    let delta = p - proj.point;
+    let dist = delta.length();
+    (dist < reach && dist > 1e-9).then(|| (dist, delta / dist, proj.point))
 }
 
 fn friction_of(c: &StaticCollider) -> f32 {

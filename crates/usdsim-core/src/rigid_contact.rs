@@ -40,12 +40,11 @@
 
 use crate::collision_filter::FilterTable;
 use crate::colouring::Shared;
-use crate::contact::{parry_shape, VertexContactParams};
+use crate::contact::{parry_shape, shape_query, VertexContactParams};
 use crate::rigid::{RigidBody, RigidState, RigidWorld};
 use glam::{Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;
-use parry3d::query::PointQueryWithLocation;
 use parry3d::shape::Shape;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -377,30 +376,7 @@ pub(crate) unsafe fn project(
 }
 
 /// Signed distance, outward world normal and closest surface point of shape `s` placed at
-/// `pose`, for a point `p` closer than `reach` (or inside); `None` otherwise or when the
-/// normal is undefined. The same rules as `contact.rs`'s static shapes.
+/// `pose` ([`crate::contact::shape_query`], the static shapes' rules).
 fn query(s: &BodyShape, pose: &Pose, p: Vec3, reach: f32) -> Option<(f32, Vec3, Vec3)> {
-    if let Some(normals) = &s.triangle_normals {
-        let mesh = s.shape.as_trimesh()?;
-        let local = pose.inverse_transform_point(p);
-        let (proj, (tri, _)) = mesh.project_local_point_and_get_location(local, false);
-        let delta = local - proj.point;
-        let dist = delta.length();
-        let face_n = normals.get(tri as usize).copied().unwrap_or(Vec3::Z);
-        let sign = if delta.dot(face_n) < 0.0 { -1.0 } else { 1.0 };
-        let n = if dist > 1e-7 { delta / dist * sign } else { face_n };
-        let signed = dist * sign;
-        return (signed < reach).then(|| (signed, pose.rotation * n, pose.transform_point(proj.point)));
-    }
-    let proj = s.shape.project_point(pose, p, true);
-    if proj.is_inside {
-        // Inside: the nearest boundary point.
-        let outer = s.shape.project_point(pose, p, false);
-        let d = outer.point - p;
-        let len = d.length();
-        return (len >= 1e-9).then(|| (-len, d / len, outer.point));
-    }
-    let delta = p - proj.point;
-    let dist = delta.length();
-    (dist < reach && dist > 1e-9).then(|| (dist, delta / dist, proj.point))
+    shape_query(s.shape.as_ref(), s.triangle_normals.as_deref(), pose, p, reach)
 }
