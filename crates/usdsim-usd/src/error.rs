@@ -134,6 +134,23 @@ pub enum ExportError {
         /// The requested output path.
         path: PathBuf,
     },
+    /// The output path is a file the input loads (a sublayer, or a layer it references,
+    /// payloads or takes clips from): writing would destroy part of the user's scene, and
+    /// the bake, which sublayers the input, would then load itself.
+    #[error(
+        "{}: refusing to overwrite {}, which the input {} loads (as a sublayer, reference, payload or value clip); choose another output path",
+        path.display(),
+        layer.display(),
+        input.display()
+    )]
+    WouldOverwriteInputLayer {
+        /// The requested output path.
+        path: PathBuf,
+        /// The input's layer that the output path names.
+        layer: PathBuf,
+        /// The input stage.
+        input: PathBuf,
+    },
     /// The output directory does not exist or the path cannot be resolved.
     #[error("{}: invalid output path: {reason}", path.display())]
     InvalidPath {

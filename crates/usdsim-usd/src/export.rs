@@ -346,7 +346,8 @@ impl Bake {
     }
 
     /// Checks, before any simulating, that [`Bake::write`] can write `output`: a `.usda`
-    /// or `.usdc` name, in an existing directory, and not the input itself.
+    /// or `.usdc` name, in an existing directory, and neither the input itself nor any
+    /// file the input loads ([`StageInfo::layers`]).
     pub fn check_output(&self, output: &Path) -> Result<(), ExportError> {
         self.destination(output).map(|_| ())
     }
@@ -365,11 +366,18 @@ impl Bake {
         if output_abs == input_abs {
             return Err(ExportError::WouldOverwriteInput { path: output.to_path_buf() });
         }
+        if let Some(layer) = self.stage.layers.iter().find(|&layer| *layer == output_abs) {
+            return Err(ExportError::WouldOverwriteInputLayer {
+                path: output.to_path_buf(),
+                layer: layer.clone(),
+                input: self.stage.input.clone(),
+            });
+        }
         Ok((output_abs, input_abs))
     }
 
     /// Writes the recorded frames to `output` (`.usda` text or `.usdc` binary, by
-    /// extension). Refuses to overwrite the input file. Frames never pushed are simply
+    /// extension). Refuses to overwrite the input file or any file it loads. Frames never pushed are simply
     /// absent from the output.
     pub fn write(&self, output: &Path) -> Result<(), ExportError> {
         let (output_abs, input_abs) = self.destination(output)?;

@@ -240,6 +240,9 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     }
     // Collision groups, filtered pairs and element filters (`collision_group.rs`).
     collision_group::read(&mut ctx, &prims, &lookup, &mut scene)?;
+    // Last, once every value has been read, so the stage holds every layer it loads.
+    let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
+    info.layers = crate::input_layers::of(&ctx.stage, path_str, &prim_paths);
 
     Ok(Imported {
         scene,

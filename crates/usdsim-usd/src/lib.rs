@@ -19,6 +19,7 @@ mod embedded;
 mod error;
 mod export;
 mod import;
+mod input_layers;
 mod kinematic;
 mod material_binding;
 mod physics_scene;

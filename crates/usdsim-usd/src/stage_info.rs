@@ -55,6 +55,10 @@ pub struct StageInfo {
     pub start_time_code: f64,
     /// `defaultPrim`, if authored.
     pub default_prim: Option<String>,
+    /// Every file the input stage is made of or names (its layer stack, and what it
+    /// references, payloads or takes clips from), absolute and normalised: the paths a
+    /// bake must never overwrite.
+    pub layers: Vec<PathBuf>,
 }
 
 /// Reads a numeric stage metadatum, warning (and returning `None`) on a non-number or a
@@ -118,5 +122,6 @@ pub(crate) fn read(ctx: &mut Ctx) -> StageInfo {
         frames_per_second,
         start_time_code,
         default_prim,
+        layers: Vec::new(),
     }
 }
