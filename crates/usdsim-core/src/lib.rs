@@ -41,7 +41,7 @@ mod xpbd;
 pub use attachment::{Attachment, Frame, Site};
 pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
 pub use deformable_contact::surface_triangles;
-pub use embedding::Embedding;
+pub use embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
 pub use error::SceneError;
 pub use integrator::Integrator;
 pub use plasticity::Plasticity;
@@ -51,3 +51,4 @@ pub use scene::{
     BODY_MATERIAL,
 };
 pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};
+pub use spring_mass::LinkKinds;

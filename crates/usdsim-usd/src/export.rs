@@ -21,8 +21,7 @@ use std::path::{Component, Path, PathBuf};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
-use usdsim_core::embedding::{polygon_vertex_normals, Embedding};
-use usdsim_core::{Body, BodyKind, RestShape, Solver};
+use usdsim_core::{polygon_vertex_normals, Body, BodyKind, Embedding, RestShape, Solver};
 
 use crate::dialect::Dialect;
 use crate::error::ExportError;

@@ -10,7 +10,7 @@
 //! `springDamping` (mass/s) are authored in stage units like every other value.
 
 use openusd::sdf;
-use usdsim_core::spring_mass::LinkKinds;
+use usdsim_core::LinkKinds;
 use usdsim_core::{Model, Plasticity, Springs};
 
 use crate::attribute_values;

@@ -7,7 +7,7 @@ mod common;
 use common::write_scene;
 use glam::Vec3;
 use openusd::{sdf, usd};
-use usdsim_core::embedding::closest_on_triangle;
+use usdsim_core::closest_on_triangle;
 use usdsim_core::{Embedding, Settings, Solver};
 use usdsim_usd::{import, Bake, Imported};
 
