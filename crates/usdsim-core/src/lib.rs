@@ -6,49 +6,40 @@
 //! The crate knows nothing of USD and does no I/O: the `usdsim-usd` crate builds a
 //! [`Scene`], the CLI drives a [`Solver`] frame by frame and hands the states back.
 //!
-//! Layout: one file per constraint kind (`neo_hookean.rs`, `membrane.rs`, `bending.rs`,
-//! `pin.rs`, `attachment.rs`), rigid bodies (rapier3d) in `rigid.rs`, contacts with static colliders in `contact.rs`, between deformables in
-//! `deformable_contact.rs` (found through `spatial_hash.rs`, filtered by
-//! `collision_filter.rs`), per-vertex masses in
-//! `mass.rs`, the graph colouring that makes parallel projection deterministic in
-//! `colouring.rs`, and the time-stepping loop in `solver.rs`.
+//! Layout, lowest layer first (each imports only those above it in this list):
+//! - `scene/`: the plain input data ([`Scene`], [`Body`], [`Material`], colliders,
+//!   attachments, rigid bodies, collision filters);
+//! - `mesh/`: geometry on meshes (embedding, spatial hash, splitting, [`grid`]s);
+//! - `parallel/`: the graph colouring and thread team that make parallel projection
+//!   deterministic;
+//! - `constraint/`: one file per constraint kind and the XPBD update they share;
+//! - `contact/`: static colliders, rigid bodies and deformables, and the filter table;
+//! - `model/`: masses, plasticity, the spring-mass-damper model;
+//! - `rigid.rs`: the rapier3d world;
+//! - `solver/`: the [`Solver`] that builds all of it from a [`Scene`] and steps it.
 
-pub mod attachment;
-mod bending;
-pub mod collision_filter;
-mod colouring;
+mod constraint;
 mod contact;
-pub mod deformable_contact;
-pub mod embedding;
 mod error;
-pub mod grid;
-pub mod integrator;
-mod mass;
-mod membrane;
-mod neo_hookean;
-mod pin;
-pub mod plasticity;
-pub mod rigid;
-mod rigid_contact;
+mod mesh;
+mod model;
+mod parallel;
+mod rigid;
 mod scene;
 mod solver;
-mod spatial_hash;
-pub mod spring_mass;
-mod team;
-pub mod tearing;
-mod xpbd;
 
-pub use attachment::{Attachment, Frame, Site};
-pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
-pub use deformable_contact::surface_triangles;
-pub use embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
+pub use constraint::attachment::{Attachment, Frame, Site};
+pub use contact::deformable::surface_triangles;
+pub use contact::filter_table::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
 pub use error::SceneError;
-pub use integrator::Integrator;
-pub use plasticity::Plasticity;
+pub use mesh::embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
+pub use mesh::grid;
+pub use model::integrator::Integrator;
+pub use model::plasticity::Plasticity;
+pub use model::spring_mass::LinkKinds;
 pub use rigid::{RigidBody, RigidShape};
 pub use scene::{
     BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Model, Pin, Scene, Springs,
     BODY_MATERIAL,
 };
 pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};
-pub use spring_mass::LinkKinds;

@@ -4,9 +4,7 @@
 //! so `ω = √(ks/m)` and the energy decays as `exp(−kd·t/m)`.
 
 use glam::Vec3;
-use usdsim_core::{
-    spring_mass::LinkKinds, Body, BodyKind, Integrator, Material, Model, Pin, Scene, Settings, Solver, Springs,
-};
+use usdsim_core::{Body, BodyKind, Integrator, LinkKinds, Material, Model, Pin, Scene, Settings, Solver, Springs};
 
 const KS: f32 = 100.0;
 const MASS: f32 = 0.5;

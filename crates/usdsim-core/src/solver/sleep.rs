@@ -9,7 +9,7 @@
 //! * a deformable contact pairs it with an awake body whose vertices in the contact moved
 //!   this substep (a dynamic body in motion, a kinematic body following its targets, a
 //!   driven vertex on a moving frame) and the pair touches at the predicted positions
-//!   ([`Surfaces::woken_by`](crate::deformable_contact::Surfaces::woken_by)); a resting
+//!   ([`Surfaces::woken_by`](crate::contact::deformable::Surfaces::woken_by)); a resting
 //!   neighbour within the search margin but not touching wakes nothing;
 //! * one of its vertices is driven by a frame that moves this frame (a target different
 //!   from its start);
@@ -24,7 +24,7 @@
 //! only over the following ones.
 
 use super::Solver;
-use crate::attachment::Side;
+use crate::constraint::attachment::Side;
 
 impl Solver {
     /// Wakes every sleeping body touched by, or attached to, something moving this

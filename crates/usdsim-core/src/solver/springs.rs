@@ -1,21 +1,21 @@
 //! The spring-mass-damper model inside the solver (`usdsim:model = "springs"`).
 //!
-//! Links come from the body's mesh ([`crate::spring_mass::link_pairs`]: edges, quad
+//! Links come from the body's mesh ([`crate::model::spring_mass::link_pairs`]: edges, quad
 //! diagonals, straight-line bend links; a volume body's tets contribute their four faces)
 //! with rest lengths from the rest shape. With the XPBD integrator each link is a
 //! compliant distance constraint, `α = 1/ks` and damping time `kd/ks` (Macklin et al.
 //! 2016), projected with the other constraints. With a force-based integrator
 //! ([`crate::Integrator`]) the body's Hooke and damper forces and gravity advance its
-//! state in the prediction step ([`crate::spring_mass::SpringSystem::step`], double
+//! state in the prediction step ([`crate::model::spring_mass::SpringSystem::step`], double
 //! precision); contacts and attachments then correct positions as for every other body,
 //! and the velocity takes the correction over the integrator's own prediction.
 
 use super::Solver;
-use crate::colouring::Shared;
-use crate::plasticity::Plasticity;
+use crate::constraint::xpbd::{self, Step};
+use crate::model::plasticity::Plasticity;
+use crate::model::spring_mass::{self, SpringSystem};
+use crate::parallel::colouring::Shared;
 use crate::scene::{Body, BodyKind, Springs};
-use crate::spring_mass::{self, SpringSystem};
-use crate::xpbd::{self, Step};
 use crate::Integrator;
 use glam::{DVec3, Vec3};
 

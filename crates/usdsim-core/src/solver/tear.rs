@@ -1,5 +1,5 @@
 //! Tearing inside the solver: after each substep the most over-stretched edge of a
-//! tearable body breaks, its ends are separated with [`crate::tearing::split_vertex`],
+//! tearable body breaks, its ends are separated with [`crate::mesh::split::split_vertex`],
 //! and every constraint that touched the split vertex moves onto the copy its element now
 //! uses. Surface bodies open along their triangles, volume bodies between tetrahedra.
 //!
@@ -13,9 +13,9 @@
 //! conserved.
 
 use super::Solver;
-use crate::deformable_contact::{SelfContact, Surfaces};
+use crate::contact::deformable::{SelfContact, Surfaces};
+use crate::mesh::split;
 use crate::scene::{Body, BodyKind};
-use crate::tearing;
 use glam::Vec3;
 use std::collections::HashSet;
 
@@ -65,12 +65,12 @@ fn elements(body: &Body) -> Vec<[u32; 4]> {
 fn rim_vertices(body: &Body, vertex_count: usize) -> Vec<bool> {
     let mut rim = vec![false; vertex_count];
     let boundary: Vec<[u32; 3]> = match body.kind {
-        BodyKind::Volume => crate::deformable_contact::surface_triangles(body),
+        BodyKind::Volume => crate::contact::deformable::surface_triangles(body),
         BodyKind::Surface => {
             let mut users: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
             for tri in &body.triangles {
                 for k in 0..3 {
-                    *users.entry(tearing::edge_key(tri[k], tri[(k + 1) % 3])).or_default() += 1;
+                    *users.entry(split::edge_key(tri[k], tri[(k + 1) % 3])).or_default() += 1;
                 }
             }
             users.iter().filter(|(_, &n)| n == 1).map(|(&(a, b), _)| [a, b, b]).collect()
@@ -167,7 +167,7 @@ impl Solver {
                 let (p, q) = (el[i], el[j]);
                 let excess = self.x[base + p as usize].distance(self.x[base + q as usize]) / (ratio * rest[k]);
                 if excess > 1.0 && worst.is_none_or(|(w, _)| excess > w) {
-                    let key = tearing::edge_key(p, q);
+                    let key = split::edge_key(p, q);
                     if !t.broken.contains(&key) {
                         worst = Some((excess, key));
                     }
@@ -179,7 +179,7 @@ impl Solver {
 
     /// Separates the ends of body `b`'s edge `(p, q)`: one end (a rim vertex first) is
     /// split by the plane through it perpendicular to the edge
-    /// ([`tearing::split_vertex`]), then constraints, masses and contact surfaces follow.
+    /// ([`split::split_vertex`]), then constraints, masses and contact surfaces follow.
     fn break_edge(&mut self, b: usize, (p, q): (u32, u32)) {
         let base = self.bodies[b].start;
         let n = self.bodies[b].len();
@@ -195,7 +195,7 @@ impl Solver {
         let split = ends.iter().find_map(|&(a, other)| {
             let (xa, xo) = (x[base + a as usize], x[base + other as usize]);
             let towards = xo - xa;
-            tearing::split_vertex(&old, n, a, |k| {
+            split::split_vertex(&old, n, a, |k| {
                 let c = old[k][..corners].iter().map(|&i| x[base + i as usize]).sum::<Vec3>() / corners as f32;
                 (c - xa).dot(towards) > 0.0
             })
@@ -239,10 +239,10 @@ impl Solver {
     }
 
     /// Shares each split vertex's mass among its copies by the element mass around each.
-    fn share_masses(&mut self, b: usize, split: &tearing::Split<4>, n: usize) {
+    fn share_masses(&mut self, b: usize, split: &split::Split<4>, n: usize) {
         let base = self.bodies[b].start;
         let corners = self.tearing[b].as_ref().map_or(3, |t| t.corners);
-        let corner = crate::mass::element_corner_masses(&self.input.bodies[b]);
+        let corner = crate::model::mass::element_corner_masses(&self.input.bodies[b]);
         let mut carried = vec![0.0f32; split.origin.len()];
         for (e, &m) in split.elements.iter().zip(&corner) {
             for &v in &e[..corners] {

@@ -7,23 +7,23 @@
 //! contact planes, apply friction, and derive velocities from the displacement.
 //! Nothing allocates in the loop except the contact list's occasional growth.
 
-use crate::attachment::{self, Driven, FrameMotion, Link};
-use crate::bending::{self, Hinge};
-use crate::collision_filter::FilterTable;
-use crate::colouring::{self, Colouring, Shared};
-use crate::contact::{self, StaticCollider, VertexContactParams, VertexContacts};
-use crate::deformable_contact::{self, SelfContact, Surfaces};
+use crate::constraint::attachment::{self, Driven, FrameMotion, Link};
+use crate::constraint::bending::{self, Hinge};
+use crate::constraint::membrane::Membrane;
+use crate::constraint::neo_hookean::Tet;
+use crate::constraint::pin::SoftPin;
+use crate::constraint::xpbd::Step;
+use crate::contact::collider::{self, StaticCollider, VertexContactParams, VertexContacts};
+use crate::contact::deformable::{self, SelfContact, Surfaces};
+use crate::contact::filter_table::FilterTable;
+use crate::contact::rigid::{self as rigid_contact, RigidContacts};
 use crate::error::SceneError;
-use crate::mass;
-use crate::membrane::Membrane;
-use crate::neo_hookean::Tet;
-use crate::pin::SoftPin;
-use crate::plasticity::{self, Plasticity};
+use crate::model::mass;
+use crate::model::plasticity::{self, Plasticity};
+use crate::parallel::colouring::{self, Colouring, Shared};
+use crate::parallel::team;
 use crate::rigid::RigidWorld;
-use crate::rigid_contact::{self, RigidContacts};
 use crate::scene::{Body, BodyKind, Material, Scene, BODY_MATERIAL};
-use crate::team;
-use crate::xpbd::Step;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -137,7 +137,7 @@ pub struct Solver {
     /// Compiled collision filters.
     filter: FilterTable,
     /// This substep's deformable–deformable and self contacts.
-    deformable_contacts: Vec<deformable_contact::Contact>,
+    deformable_contacts: Vec<deformable::Contact>,
     /// Deformable–rigid-body contacts (`rigid_contact.rs`).
     rigid_contacts: RigidContacts,
     frames: u64,
@@ -445,7 +445,7 @@ impl Solver {
                                 body: body.name.clone(),
                                 what: "tetrahedron",
                                 element: i,
-                                measure: crate::neo_hookean::signed_volume(r),
+                                measure: crate::constraint::neo_hookean::signed_volume(r),
                             })?;
                         plastic_tets.push(body.element_plasticity(i).map(|params| PlasticTet {
                             params,
@@ -553,7 +553,7 @@ impl Solver {
         }
         let body_gravity: Vec<Vec3> = scene.bodies.iter().map(|b| b.gravity.unwrap_or(scene.gravity)).collect();
         let colliders =
-            contact::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
+            collider::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
         let self_contact = SelfContact { surfaces: settings.self_contact, volumes: settings.volume_self_contact };
         let (surfaces, filter) =
             Surfaces::new(&scene, &ranges, settings.contact_offset, settings.deformable_contact, self_contact);
@@ -841,7 +841,7 @@ impl Solver {
             let b = vertex_body[v as usize] as usize;
             filter.vertex_collider(b, v - bodies[b].start as u32, c)
         };
-        contact::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        collider::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
         self.surfaces.detect(&self.x, &self.x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
         self.wake_touched();
         if self.rigid_contacts.is_active() {
@@ -874,7 +874,7 @@ impl Solver {
         self.rigid_contacts.finish(&mut self.x, &self.x_prev, &self.w, states, dt);
         self.rigid.end_substep(dt);
         self.rigid_contacts.kick(&mut self.rigid);
-        contact::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
+        collider::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
         self.surfaces.apply_friction(&self.deformable_contacts, &mut self.x, &self.x_prev, &self.w);
         // v ← v_pred + (x − x_pred)/dt rather than (x − x_prev)/dt: the same value in exact
         // arithmetic, but in f32 the latter loses gravity's g·dt² to the rounding of
@@ -898,7 +898,7 @@ impl Solver {
     }
 
     /// One plastic flow step on every tet of a plastic material (see
-    /// [`crate::plasticity`]), at the end of a substep. Each tet writes only itself, so
+    /// [`crate::model::plasticity`]), at the end of a substep. Each tet writes only itself, so
     /// the order does not matter and the result is deterministic.
     fn plastic_flow(&mut self) {
         for p in &self.plastic_hinges {
@@ -992,7 +992,7 @@ impl Solver {
                 }
                 m.sync();
                 for k in m.share(0..contact_count) {
-                    unsafe { contact::project(contacts.get(k), x) };
+                    unsafe { collider::project(contacts.get(k), x) };
                 }
                 m.sync();
                 if deformable_count > 0 {

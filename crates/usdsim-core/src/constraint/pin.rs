@@ -4,8 +4,8 @@
 //! is zero and it sits exactly on its target. A soft pin is a zero-rest-length XPBD
 //! spring to the target with compliance `1/k` and damping `c`, in stage units.
 
-use crate::colouring::Shared;
-use crate::xpbd::Step;
+use crate::constraint::xpbd::Step;
+use crate::parallel::colouring::Shared;
 use glam::Vec3;
 
 /// A soft pin in solver form.

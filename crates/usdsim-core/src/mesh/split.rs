@@ -9,6 +9,7 @@
 //! velocity; masses are then recomputed from the elements each copy belongs to, so
 //! the total mass and the momentum of every split vertex are conserved.
 
+#[cfg(test)]
 use std::collections::{HashMap, HashSet};
 
 /// Key of an undirected edge.
@@ -19,6 +20,9 @@ pub fn edge_key(a: u32, b: u32) -> (u32, u32) {
 /// Edges of `triangles` whose current length exceeds `ratio` times their rest length.
 /// `rest_length(t, k)` gives triangle `t`'s rest length of its edge `k` (from corner `k` to
 /// `k + 1`); an edge shared by two triangles breaks when either side is over-stretched.
+/// The whole-mesh rule, a reference for the tests: the solver breaks one edge at a time
+/// and splits with [`split_vertex`].
+#[cfg(test)]
 pub fn broken_edges(
     triangles: &[[u32; 3]],
     length: impl Fn(u32, u32) -> f32,
@@ -52,6 +56,7 @@ pub struct Split<const N: usize = 3> {
 /// Splits every vertex of `triangles` whose incident triangles fall into more than one
 /// fan once `broken` edges no longer connect them. Deterministic: fans are numbered in
 /// order of their lowest triangle index, new vertices appended in vertex order.
+#[cfg(test)]
 pub fn split_along(triangles: &[[u32; 3]], vertex_count: usize, broken: &HashSet<(u32, u32)>) -> Split {
     let mut incident: Vec<Vec<u32>> = vec![Vec::new(); vertex_count];
     for (t, tri) in triangles.iter().enumerate() {

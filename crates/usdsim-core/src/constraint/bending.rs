@@ -11,9 +11,9 @@
 //! angle is zero when the two triangles are coplanar and positive when the second
 //! triangle folds towards the first triangle's normal side.
 
-use crate::colouring::Shared;
+use crate::constraint::xpbd::{self, Step};
+use crate::parallel::colouring::Shared;
 use crate::scene::{BendDefault, Body};
-use crate::xpbd::{self, Step};
 use glam::Vec3;
 use std::collections::HashMap;
 

@@ -6,8 +6,8 @@
 //! `C_H = det F − γ` (compliance `1/(λ'V)`). Linearising this energy gives Lamé parameters
 //! `(μ, λ' − μ)`, so we set `λ' = λ + μ` to reproduce linear elasticity for small strains.
 
-use crate::colouring::Shared;
-use crate::xpbd::{self, Step};
+use crate::constraint::xpbd::{self, Step};
+use crate::parallel::colouring::Shared;
 use glam::{Mat3, Vec3};
 
 /// One tetrahedral element with its precomputed rest data.

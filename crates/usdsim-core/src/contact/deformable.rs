@@ -9,7 +9,7 @@
 //!
 //! * **Detection, every substep.** Triangles are hashed by their box swept over the
 //!   substep (start and predicted positions) grown by their radius plus a margin
-//!   ([`crate::spatial_hash`], cells of three mean edge lengths). Each vertex queries the
+//!   ([`crate::mesh::spatial_hash`], cells of three mean edge lengths). Each vertex queries the
 //!   box of its own sweep (only candidates whose boxes overlap it are kept, sorted and
 //!   deduplicated); a candidate becomes a contact when the predicted vertex lies within
 //!   `d` + margin + the substep displacement of the vertex *relative to* the triangle's
@@ -67,10 +67,10 @@
 //!   Volume boundaries have no edge contacts (a coarse tet mesh passing an edge through
 //!   another edge is caught by its vertices against the faces far more often than not).
 
-use crate::collision_filter::FilterTable;
-use crate::colouring::Shared;
+use crate::contact::filter_table::FilterTable;
+use crate::mesh::spatial_hash::SpatialHash;
+use crate::parallel::colouring::Shared;
 use crate::scene::{Body, BodyKind, Scene};
-use crate::spatial_hash::SpatialHash;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -393,11 +393,6 @@ impl Surfaces {
         }
         s.local = local;
         (s, filter)
-    }
-
-    /// Whether there is anything to collide.
-    pub fn is_empty(&self) -> bool {
-        self.triangles.is_empty()
     }
 
     /// Marks body `body` awake (see [`crate::Solver::wake`]): from the next detection on,

@@ -5,7 +5,7 @@
 //! per-point masses (`physics:masses`) replace the derived ones. A total-mass override rescales the result. Vertices that belong to
 //! no element get the body's mean vertex mass so they still fall under gravity.
 
-use crate::neo_hookean::signed_volume;
+use crate::constraint::neo_hookean::signed_volume;
 use crate::scene::{Body, BodyKind};
 use glam::Vec3;
 

@@ -14,7 +14,7 @@
 //! `w`) and the body point `p` (generalized inverse mass `1/m + (r×n)ᵀ I⁻¹ (r×n)`,
 //! Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
 //! Dynamics", §3.5): the vertex moves by `w·Δλ·n` and the body receives the positional
-//! impulse `−Δλ·n` at `p`, exactly like [`crate::attachment::Link::project`] pushes on a
+//! impulse `−Δλ·n` at `p`, exactly like [`crate::constraint::attachment::Link::project`] pushes on a
 //! rigid body. After the iterations, [`RigidContacts::finish`] takes the body's share
 //! back out of its pose and [`RigidContacts::kick`] hands it to rapier as a velocity
 //! change (rapier then resolves it against the body's own contacts, see `finish`), so the
@@ -38,9 +38,9 @@
 //! rigid body's edges and corners (vertex–shape contact only, so a box corner can poke
 //! between the vertices of a coarse cloth).
 
-use crate::collision_filter::FilterTable;
-use crate::colouring::Shared;
-use crate::contact::{parry_shape, shape_query, VertexContactParams};
+use crate::contact::collider::{parry_shape, shape_query, VertexContactParams};
+use crate::contact::filter_table::FilterTable;
+use crate::parallel::colouring::Shared;
 use crate::rigid::{RigidBody, RigidState, RigidWorld};
 use glam::{Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
@@ -376,7 +376,7 @@ pub(crate) unsafe fn project(
 }
 
 /// Signed distance, outward world normal and closest surface point of shape `s` placed at
-/// `pose` ([`crate::contact::shape_query`], the static shapes' rules).
+/// `pose` ([`crate::contact::collider::shape_query`], the static shapes' rules).
 fn query(s: &BodyShape, pose: &Pose, p: Vec3, reach: f32) -> Option<(f32, Vec3, Vec3)> {
     shape_query(s.shape.as_ref(), s.triangle_normals.as_deref(), pose, p, reach)
 }

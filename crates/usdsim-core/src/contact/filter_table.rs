@@ -303,11 +303,6 @@ impl FilterTable {
                 || (s1.object == bo && s0.object == ro && s1.has_vertex(v))
         })
     }
-
-    /// Whether body `b` has any filter against colliders (whole or element-level).
-    pub fn body_has_collider_filters(&self, b: usize) -> bool {
-        self.has_groups[b] || self.body_collider[b * self.colliders..(b + 1) * self.colliders].iter().any(|&f| f)
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! Macklin, Müller, Chentanez 2016, "XPBD: Position-Based Simulation of Compliant
 //! Constrained Dynamics", eq. 18 for the multiplier update and eq. 26 for damping.
 
-use crate::colouring::Shared;
+use crate::parallel::colouring::Shared;
 use glam::Vec3;
 
 /// Per-substep constants of a projection pass.

@@ -13,7 +13,7 @@
 //! Friction coefficients combine as the average of the body's and the collider's (PhysX's
 //! default `average` combine mode).
 
-use crate::colouring::Shared;
+use crate::parallel::colouring::Shared;
 use crate::scene::{Collider, ColliderShape};
 use glam::{Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};

@@ -176,7 +176,9 @@ impl SpringSystem {
         }
     }
 
-    /// Advances the state by `dt` with `integrator`.
+    /// Advances the state by `dt` with `integrator` (the unit tests' entry point; the
+    /// solver calls [`SpringSystem::step_with`]).
+    #[cfg(test)]
     pub fn step(&mut self, integrator: Integrator, dt: f64) {
         self.step_with(integrator, dt, &mut StepScratch::default());
     }
@@ -237,6 +239,7 @@ impl SpringSystem {
     }
 
     /// Kinetic energy plus spring and gravitational potential energy.
+    #[cfg(test)]
     pub fn energy(&self) -> f64 {
         let kinetic: f64 = self.v.iter().zip(&self.mass).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
         let springs: f64 = self
@@ -298,7 +301,10 @@ pub fn apply_plasticity(
 }
 
 /// Removes every link longer than `ratio × rest` (the article's tearing criterion; 1.8
-/// tears at 180 %) and returns how many broke. Order of the survivors is kept.
+/// tears at 180 %) and returns how many broke. Order of the survivors is kept. The
+/// article's rule as a reference for the tests; the solver tears links in
+/// `solver/springs.rs`.
+#[cfg(test)]
 pub fn tear_links(links: &mut Vec<Link>, x: &[DVec3], ratio: f64) -> usize {
     let before = links.len();
     links.retain(|l| {

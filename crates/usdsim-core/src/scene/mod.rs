@@ -4,8 +4,8 @@
 //! the USD stage, seconds for time). The solver never sees a USD type; the USD crate fills
 //! these structs and reads results back through [`crate::Solver`].
 
-use crate::collision_filter::CollisionFilter;
-use crate::plasticity::Plasticity;
+use crate::contact::filter_table::CollisionFilter;
+use crate::model::plasticity::Plasticity;
 use glam::{Quat, Vec3};
 
 /// A whole simulation: bodies, static colliders, pins and global settings.
@@ -20,17 +20,17 @@ pub struct Scene {
     /// Vertices held at a world-space target (attachments to static xformables).
     pub pins: Vec<Pin>,
     /// Collision and graphics meshes embedded in a body's simulation mesh, in their bind
-    /// pose (see [`crate::embedding`]). The solver ignores them; whoever writes results
+    /// pose (see [`crate::mesh::embedding`]). The solver ignores them; whoever writes results
     /// builds an [`crate::Embedding`] from each and maps the body's state onto it.
     pub embedded: Vec<EmbeddedMesh>,
     /// Which bodies, colliders and elements may not touch (collision groups, filtered
-    /// pairs, element filters; see [`crate::collision_filter`]).
+    /// pairs, element filters; see [`crate::contact::filter_table`]).
     pub collision: CollisionFilter,
     /// Attachments between body points, frames and rigid bodies (see
-    /// [`crate::attachment`]); pins are the simple vertex-to-static-point case.
-    pub attachments: Vec<crate::attachment::Attachment>,
+    /// [`crate::constraint::attachment`]); pins are the simple vertex-to-static-point case.
+    pub attachments: Vec<crate::constraint::attachment::Attachment>,
     /// Coordinate frames (static or animated xformables) attachments are fixed in.
-    pub frames: Vec<crate::attachment::Frame>,
+    pub frames: Vec<crate::constraint::attachment::Frame>,
     /// Rigid bodies, simulated with rapier3d (see [`crate::rigid`]).
     pub rigid_bodies: Vec<crate::rigid::RigidBody>,
 }
@@ -103,7 +103,7 @@ pub struct Body {
     /// Total mass override in stage mass units (`omniphysics:mass` > 0), or `None` to
     /// derive mass from density and rest volume.
     pub mass_override: Option<f32>,
-    /// Plasticity of [`Body::material`] (see [`crate::plasticity`]); `None` is purely
+    /// Plasticity of [`Body::material`] (see [`crate::model::plasticity`]); `None` is purely
     /// elastic. Applies to tetrahedra only: surface bodies ignore it for now.
     ///
     /// Kept beside the material rather than in [`Material`] so that `Material` stays a
@@ -166,7 +166,7 @@ pub struct Springs {
     /// Damping `kd` along every link (mass / s).
     pub damping: f32,
     /// Which links to build.
-    pub links: crate::spring_mass::LinkKinds,
+    pub links: crate::model::spring_mass::LinkKinds,
 }
 
 impl Default for Springs {
@@ -174,7 +174,7 @@ impl Default for Springs {
         Self {
             stiffness: 0.0,
             damping: 0.0,
-            links: crate::spring_mass::LinkKinds { structural: true, shear: true, bend: true },
+            links: crate::model::spring_mass::LinkKinds { structural: true, shear: true, bend: true },
         }
     }
 }

@@ -4,9 +4,9 @@
 //! stable. The three force-based integrators of the spring-mass-damper notes
 //! (`seeds/spring-mass-damper.txt`) evaluate Hooke's law and the damper as forces and are
 //! only stable below a step set by the stiffest link (see
-//! [`crate::spring_mass::SpringSystem::stable_step`]). Finite-element bodies always use XPBD.
+//! [`crate::model::spring_mass::SpringSystem::stable_step`]). Finite-element bodies always use XPBD.
 
-use crate::spring_mass;
+use crate::model::spring_mass;
 
 /// Time integration of spring-model bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

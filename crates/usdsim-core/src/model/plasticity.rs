@@ -14,7 +14,7 @@
 //! `det Fp` (1 up to rounding, or the cap's correction). A cap bounds each principal stretch of the total plastic deformation
 //! (current rest shape against the original one) to `[1/(1+cap), 1+cap]`.
 
-use crate::neo_hookean::Tet;
+use crate::constraint::neo_hookean::Tet;
 use glam::{Mat3, Vec3};
 
 /// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations:

@@ -15,11 +15,11 @@
 //! Attachments are few; they are projected sequentially on the team leader after the
 //! coloured elements, which keeps results independent of the thread count.
 
-use crate::colouring::Shared;
+use crate::constraint::xpbd::Step;
 use crate::error::SceneError;
+use crate::parallel::colouring::Shared;
 use crate::rigid::RigidState;
 use crate::scene::Scene;
-use crate::xpbd::Step;
 use glam::{Mat4, Vec3};
 use std::ops::Range;
 

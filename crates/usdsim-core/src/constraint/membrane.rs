@@ -17,8 +17,8 @@
 //! free fall). Both constraints here vanish at rest, which keeps any iteration count
 //! stable.
 
-use crate::colouring::Shared;
-use crate::xpbd::{self, Step};
+use crate::constraint::xpbd::{self, Step};
+use crate::parallel::colouring::Shared;
 use glam::{Mat2, Vec2, Vec3};
 
 /// One membrane triangle with precomputed rest data.

@@ -8,7 +8,7 @@
 //! the elements of a colour touch disjoint vertices the result does not depend on how
 //! rayon splits the work: one thread and many threads give bit-identical states.
 
-use crate::team::Member;
+use crate::parallel::team::Member;
 use std::ops::Range;
 
 /// Colours past this many go to a last, sequential bucket (never seen in practice:
