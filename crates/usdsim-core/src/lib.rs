@@ -28,18 +28,14 @@ mod rigid;
 mod scene;
 mod solver;
 
-pub use constraint::attachment::{Attachment, Frame, Site};
-pub use contact::deformable::surface_triangles;
-pub use contact::filter_table::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
 pub use error::SceneError;
 pub use mesh::embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
 pub use mesh::grid;
+pub use mesh::surface::surface_triangles;
 pub use model::integrator::Integrator;
-pub use model::plasticity::Plasticity;
-pub use model::spring_mass::LinkKinds;
-pub use rigid::{RigidBody, RigidShape};
 pub use scene::{
-    BendDefault, Body, BodyKind, Collider, ColliderShape, EmbeddedMesh, Material, Model, Pin, Scene, Springs,
-    BODY_MATERIAL,
+    Attachment, BendDefault, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter,
+    ElementSet, EmbeddedMesh, Frame, LinkKinds, Material, Model, Pin, Plasticity, RigidBody, RigidShape, Scene, Site,
+    Springs, BODY_MATERIAL,
 };
 pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};

@@ -68,56 +68,18 @@
 //!   another edge is caught by its vertices against the faces far more often than not).
 
 use crate::contact::filter_table::FilterTable;
+use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use crate::mesh::spatial_hash::SpatialHash;
+use crate::mesh::surface::surface_triangles;
 use crate::parallel::colouring::Shared;
-use crate::scene::{Body, BodyKind, Scene};
+use crate::scene::{BodyKind, Scene};
 use glam::Vec3;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Spatial hash cell edge, in mean edge lengths of the colliding surfaces.
 const CELL_EDGES: f32 = 3.0;
-
-/// The surface triangles of a body, which element collision filters number: a surface
-/// body's triangles as they are; for a volume body the boundary faces of its
-/// tetrahedra, in the order tet 0 face 0..3, tet 1 face 0..3, …, where face `k` of tet
-/// `[v0, v1, v2, v3]` is the one opposite `vk` (`[v1, v2, v3]`, `[v0, v3, v2]`,
-/// `[v0, v1, v3]`, `[v0, v2, v1]`), keeping the faces that belong to one tet only.
-/// Volume faces are wound to face outwards in the initial positions.
-pub fn surface_triangles(body: &Body) -> Vec<[u32; 3]> {
-    match body.kind {
-        BodyKind::Surface => body.triangles.clone(),
-        BodyKind::Volume => {
-            const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 3, 2, 1], [0, 1, 3, 2], [0, 2, 1, 3]];
-            let key = |f: [u32; 3]| {
-                let mut k = f;
-                k.sort_unstable();
-                k
-            };
-            let mut count: HashMap<[u32; 3], u32> = HashMap::new();
-            for t in &body.tets {
-                for f in FACES {
-                    *count.entry(key([t[f[0]], t[f[1]], t[f[2]]])).or_default() += 1;
-                }
-            }
-            let mut out = Vec::new();
-            for t in &body.tets {
-                for f in FACES {
-                    let tri = [t[f[0]], t[f[1]], t[f[2]]];
-                    if count[&key(tri)] != 1 {
-                        continue;
-                    }
-                    let p = |i: u32| body.positions[i as usize];
-                    let n = (p(tri[1]) - p(tri[0])).cross(p(tri[2]) - p(tri[0]));
-                    let outward = n.dot(p(tri[0]) - p(t[f[3]])) >= 0.0;
-                    out.push(if outward { tri } else { [tri[0], tri[2], tri[1]] });
-                }
-            }
-            out
-        }
-    }
-}
 
 /// One vertex–triangle or edge–edge contact of the current substep.
 #[derive(Clone, Copy, Debug)]
@@ -191,86 +153,6 @@ pub struct SelfContact {
     pub surfaces: bool,
     /// Volume bodies' boundary.
     pub volumes: bool,
-}
-
-/// Closest point of triangle `(a, b, c)` to `p` as barycentric weights, and whether it
-/// lies inside the face (not on an edge or corner). Ericson 2005, "Real-Time Collision
-/// Detection", §5.1.5.
-pub fn closest_point(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, bool) {
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = ab.dot(ap);
-    let d2 = ac.dot(ap);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return (Vec3::X, false);
-    }
-    let bp = p - b;
-    let d3 = ab.dot(bp);
-    let d4 = ac.dot(bp);
-    if d3 >= 0.0 && d4 <= d3 {
-        return (Vec3::Y, false);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let v = d1 / (d1 - d3);
-        return (Vec3::new(1.0 - v, v, 0.0), false);
-    }
-    let cp = p - c;
-    let d5 = ab.dot(cp);
-    let d6 = ac.dot(cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return (Vec3::Z, false);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let w = d2 / (d2 - d6);
-        return (Vec3::new(1.0 - w, 0.0, w), false);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return (Vec3::new(0.0, 1.0 - w, w), false);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let v = vb * denom;
-    let w = vc * denom;
-    (Vec3::new(1.0 - v - w, v, w), true)
-}
-
-/// Parameters `(s, t)` of the closest points `p0 + s·(p1 − p0)` and `q0 + t·(q1 − q0)`
-/// of two segments, both in [0, 1]. Ericson 2005, "Real-Time Collision Detection",
-/// §5.1.9.
-pub fn closest_segment_params(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (f32, f32) {
-    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
-    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
-    const EPS: f32 = 1e-20;
-    if a <= EPS && e <= EPS {
-        return (0.0, 0.0);
-    }
-    if a <= EPS {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(r);
-    if e <= EPS {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
-    let mut t = (b * s + f) / e;
-    if t < 0.0 {
-        t = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if t > 1.0 {
-        t = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    (s, t)
-}
-
-fn point(bary: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
-    a * bary.x + b * bary.y + c * bary.z
 }
 
 impl Surfaces {
@@ -1020,6 +902,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::Body;
 
     #[test]
     fn closest_point_regions() {

@@ -41,7 +41,8 @@
 use crate::contact::collider::{parry_shape, shape_query, VertexContactParams};
 use crate::contact::filter_table::FilterTable;
 use crate::parallel::colouring::Shared;
-use crate::rigid::{RigidBody, RigidState, RigidWorld};
+use crate::rigid::{RigidState, RigidWorld};
+use crate::scene::RigidBody;
 use glam::{Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;

@@ -59,7 +59,7 @@ pub fn tet_barycentric(t: [Vec3; 4], p: Vec3) -> Option<[f32; 4]> {
 /// Closest point to `p` on the triangle `t`, as barycentric weights (Ericson,
 /// "Real-Time Collision Detection", §5.1.5; the contact search's routine).
 pub fn closest_on_triangle(t: [Vec3; 3], p: Vec3) -> [f32; 3] {
-    crate::contact::deformable::closest_point(p, t[0], t[1], t[2]).0.to_array()
+    crate::mesh::closest::closest_point(p, t[0], t[1], t[2]).0.to_array()
 }
 
 fn blend3(t: [Vec3; 3], b: [f32; 3]) -> Vec3 {

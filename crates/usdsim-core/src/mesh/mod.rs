@@ -1,8 +1,11 @@
-//! Geometry on meshes, with no physics: embedding one mesh in another, the spatial
+//! Geometry on meshes, with no physics: closest points, a body's surface triangles,
+//! embedding one mesh in another, the spatial
 //! hash the contact search uses, splitting a mesh along broken edges (tearing), and the
 //! structured grids tests and benchmarks build bodies on.
 
+pub(crate) mod closest;
 pub(crate) mod embedding;
 pub mod grid;
 pub(crate) mod spatial_hash;
 pub(crate) mod split;
+pub(crate) mod surface;

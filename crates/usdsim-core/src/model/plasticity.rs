@@ -15,6 +15,7 @@
 //! (current rest shape against the original one) to `[1/(1+cap), 1+cap]`.
 
 use crate::constraint::neo_hookean::Tet;
+use crate::scene::Plasticity;
 use glam::{Mat3, Vec3};
 
 /// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations:
@@ -59,19 +60,6 @@ fn symmetric_eigen(m: Mat3) -> (Vec3, Mat3) {
         Vec3::new(a[0][0], a[1][1], a[2][2]),
         Mat3::from_cols(Vec3::from_array(v[0]), Vec3::from_array(v[1]), Vec3::from_array(v[2])),
     )
-}
-
-/// Plasticity parameters of a material.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Plasticity {
-    /// Principal stretch (or its inverse, in compression) beyond which deformation
-    /// becomes permanent; `> 1`.
-    pub yield_ratio: f32,
-    /// Fraction of the excess that flows into the rest shape per application, in `[0, 1]`.
-    pub rate: f32,
-    /// Cap on the total plastic strain (rest stretch against the original rest shape), if
-    /// any.
-    pub max_strain: Option<f32>,
 }
 
 /// When a hinge yields and how far it may flow, as bend angles (radians).

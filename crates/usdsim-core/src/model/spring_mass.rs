@@ -11,6 +11,7 @@
 //! The state is kept in double precision: explicit integrators are the reference the
 //! XPBD solver is compared with, and their convergence order must be measurable.
 
+use crate::scene::LinkKinds;
 use glam::DVec3;
 use std::collections::{BTreeSet, HashMap};
 
@@ -50,17 +51,6 @@ pub struct Link {
     pub stiffness: f64,
     /// Damping `kd` along the link (force per speed).
     pub damping: f64,
-}
-
-/// Which families of links to build from a mesh.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinkKinds {
-    /// Mesh edges.
-    pub structural: bool,
-    /// Far corners of adjacent triangles.
-    pub shear: bool,
-    /// Vertices two steps apart along a nearly straight line.
-    pub bend: bool,
 }
 
 /// Vertex pairs for each link family of a mesh given as triangles (and, for volumes,

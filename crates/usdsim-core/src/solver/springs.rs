@@ -12,9 +12,9 @@
 
 use super::Solver;
 use crate::constraint::xpbd::{self, Step};
-use crate::model::plasticity::Plasticity;
 use crate::model::spring_mass::{self, SpringSystem};
 use crate::parallel::colouring::Shared;
+use crate::scene::Plasticity;
 use crate::scene::{Body, BodyKind, Springs};
 use crate::Integrator;
 use glam::{DVec3, Vec3};

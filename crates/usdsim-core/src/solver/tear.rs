@@ -65,7 +65,7 @@ fn elements(body: &Body) -> Vec<[u32; 4]> {
 fn rim_vertices(body: &Body, vertex_count: usize) -> Vec<bool> {
     let mut rim = vec![false; vertex_count];
     let boundary: Vec<[u32; 3]> = match body.kind {
-        BodyKind::Volume => crate::contact::deformable::surface_triangles(body),
+        BodyKind::Volume => crate::mesh::surface::surface_triangles(body),
         BodyKind::Surface => {
             let mut users: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
             for tri in &body.triangles {
