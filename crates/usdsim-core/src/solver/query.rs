@@ -1,0 +1,267 @@
+//! What callers read and set between frames: states, topology and rest shapes, rigid
+//! poses, kinematic and frame targets, sleeping, statistics.
+
+use super::*;
+
+impl Solver {
+    /// Sets where kinematic body `body` must be at the end of the next frame (world
+    /// space, one position per vertex). Its vertices move linearly from their current
+    /// positions across the frame's substeps, velocities follow from the motion, and
+    /// nothing pushes them. Without a new target a kinematic body holds still.
+    pub fn set_kinematic_targets(&mut self, body: usize, targets: &[Vec3]) -> Result<(), SceneError> {
+        let name = || format!("body {body}");
+        let Some(k) = self.kinematic.iter_mut().find(|k| k.body == body) else {
+            return Err(SceneError::InvalidValue {
+                body: name(),
+                what: "kinematic targets",
+                value: body as f32,
+                expected: "a kinematic body",
+            });
+        };
+        if targets.len() != k.start.len() {
+            return Err(SceneError::LengthMismatch {
+                body: name(),
+                what: "kinematic targets",
+                expected: k.start.len(),
+                found: targets.len(),
+            });
+        }
+        if !targets.iter().all(|p| p.is_finite()) {
+            return Err(SceneError::NonFinite { body: name(), what: "kinematic targets" });
+        }
+        k.target = Some(targets.to_vec());
+        Ok(())
+    }
+
+    /// Sets where attachment frame `frame` ([`crate::Scene::frames`]) must be at the end of
+    /// the next simulation frame (local-to-world, scale included). Points fixed in it move
+    /// linearly between their start and end images across the substeps. Without a new
+    /// target a frame holds still.
+    pub fn set_frame_target(&mut self, frame: usize, world_from_local: glam::Mat4) -> Result<(), SceneError> {
+        let Some(f) = self.attachment_frames.get_mut(frame) else {
+            return Err(SceneError::IndexOutOfRange {
+                body: "frame target".into(),
+                what: "frame",
+                index: frame as u64,
+                len: self.attachment_frames.len(),
+            });
+        };
+        if !world_from_local.is_finite() {
+            return Err(SceneError::NonFinite { body: format!("frame {frame}"), what: "frame target" });
+        }
+        f.target = Some(world_from_local);
+        Ok(())
+    }
+
+    /// Sets where kinematic rigid body `rigid` must be at the end of the next frame
+    /// (world translation and orientation of its frame).
+    pub fn set_rigid_target(
+        &mut self,
+        rigid: usize,
+        translation: Vec3,
+        rotation: glam::Quat,
+    ) -> Result<(), SceneError> {
+        if !(translation.is_finite() && rotation.is_finite()) {
+            return Err(SceneError::NonFinite { body: format!("rigid body {rigid}"), what: "kinematic target" });
+        }
+        if self.rigid.set_target(rigid, translation, rotation) {
+            Ok(())
+        } else {
+            Err(SceneError::InvalidValue {
+                body: format!("rigid body {rigid}"),
+                what: "kinematic target",
+                value: rigid as f32,
+                expected: "a kinematic rigid body",
+            })
+        }
+    }
+
+    /// Number of rigid bodies.
+    pub fn rigid_count(&self) -> usize {
+        self.rigid.len()
+    }
+
+    /// World translation and orientation of rigid body `rigid`'s frame.
+    pub fn rigid_pose(&self, rigid: usize) -> (Vec3, glam::Quat) {
+        self.rigid.pose(rigid)
+    }
+
+    /// Linear and angular velocity of rigid body `rigid` (world space).
+    pub fn rigid_velocity(&self, rigid: usize) -> (Vec3, Vec3) {
+        self.rigid.velocity(rigid)
+    }
+
+    /// Mass of rigid body `rigid`.
+    pub fn rigid_mass(&self, rigid: usize) -> f32 {
+        self.rigid.mass(rigid)
+    }
+
+    /// Whether body `body` is kinematic.
+    pub fn is_kinematic(&self, body: usize) -> bool {
+        self.kinematic.iter().any(|k| k.body == body)
+    }
+
+    /// Deformable (vertex–triangle and edge–edge) contacts found in the last substep.
+    pub fn deformable_contact_count(&self) -> usize {
+        self.deformable_contacts.len()
+    }
+
+    /// Whether body `body` is asleep (`startsAsleep` and not woken yet).
+    pub fn is_asleep(&self, body: usize) -> bool {
+        self.sleeping.get(body).is_some_and(Option::is_some)
+    }
+
+    /// Wakes body `body`: from now on it is simulated. Asleep bodies are frozen where
+    /// they started (zero velocity, immovable, positions bitwise unchanged). The solver
+    /// wakes them itself, every substep, when something moving touches them (deformable
+    /// contact with a moving dynamic, kinematic or driven body) or something they are
+    /// attached to moves (an animated frame, a kinematic body with targets, an awake
+    /// dynamic or rigid body); see `solver/sleep.rs`. Static colliders and pin targets
+    /// never wake anything. Callers may also wake bodies explicitly.
+    pub fn wake(&mut self, body: usize) {
+        if let Some(Some(w)) = self.sleeping.get_mut(body).map(Option::take) {
+            self.w[self.bodies[body].clone()].copy_from_slice(&w);
+            self.surfaces.set_awake(body);
+        }
+    }
+
+    /// Changes the gravity acting on body `body` from the next substep on (e.g. to
+    /// remove a load).
+    pub fn set_gravity(&mut self, body: usize, gravity: Vec3) {
+        self.body_gravity[body] = gravity;
+    }
+
+    /// The current rest edge matrix `[r1−r0, r2−r0, r3−r0]` of tet `tet` of body `body`
+    /// (scene order): the authored rest shape, or where plastic flow has moved it.
+    pub fn rest_edges(&self, body: usize, tet: usize) -> glam::Mat3 {
+        let global = self.body_tet_start[body] + tet;
+        let slot = self.tets.slot[global];
+        self.tets.items[slot as usize].dm_inv.inverse()
+    }
+
+    /// Body `body`'s current triangles (local vertex indices; empty for volume bodies).
+    /// Tearing re-indexes them onto split vertices; the triangle count and order never
+    /// change.
+    pub fn triangles(&self, body: usize) -> &[[u32; 3]] {
+        &self.input.bodies[body].triangles
+    }
+
+    /// Body `body`'s current tetrahedra (local vertex indices; empty for surface bodies).
+    pub fn tets(&self, body: usize) -> &[[u32; 4]] {
+        &self.input.bodies[body].tets
+    }
+
+    /// How many times body `body`'s topology has changed (each tear event counts one):
+    /// whoever writes results rewrites the mesh's indices when this moves.
+    pub fn topology_version(&self, body: usize) -> u32 {
+        self.topology_version[body]
+    }
+
+    /// Body `body`'s current rest shape: the authored one, or where plastic flow has
+    /// moved it.
+    pub fn rest_shape(&self, body: usize) -> RestShape {
+        let b = &self.input.bodies[body];
+        if b.kind != BodyKind::Volume || !self.rest_is_state(body) {
+            return RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() };
+        }
+        // Each tet's own four corners: its authored first corner plus its current rest
+        // edges (plastic flow changes shape, not place, so tets need not agree on shared
+        // corners any more).
+        let mut points = Vec::with_capacity(4 * b.tets.len());
+        for (i, re) in b.rest_elements.iter().enumerate() {
+            let r0 = b.rest_points[re[0] as usize];
+            let dm = self.rest_edges(body, i);
+            points.extend([r0, r0 + dm.x_axis, r0 + dm.y_axis, r0 + dm.z_axis]);
+        }
+        let elements = (0..b.tets.len() as u32).map(|i| [4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3]).collect();
+        RestShape { points, elements }
+    }
+
+    /// Body `body`'s current dihedral rest angles (radians) per pair of adjacent
+    /// triangles, in the schema's `restAdjTriPairs` / `restBendAngles` form (surface
+    /// bodies; empty otherwise).
+    pub fn rest_bend_angles(&self, body: usize) -> Vec<([u32; 2], f32)> {
+        self.hinge_refs[body]
+            .iter()
+            .map(|h| {
+                let set = if h.soft { &self.soft_hinges } else { &self.hinges };
+                (h.triangles, set.items[set.slot[h.index as usize] as usize].rest_angle)
+            })
+            .collect()
+    }
+
+    /// Whether body `body`'s rest shape or rest angles can change during the run
+    /// (plastic), so that they are part of the state to write back.
+    pub fn rest_is_state(&self, body: usize) -> bool {
+        let b = &self.input.bodies[body];
+        b.plastic.is_some() || b.material_plastic.iter().any(Option::is_some)
+    }
+
+    /// The highest rest frequency of any tetrahedron (rad/s, 0 without tets): XPBD's
+    /// stable Neo-Hookean split is only stable for substeps below about
+    /// [`STABLE_OMEGA_DT`]`/ω`, and the solver raises its substeps to meet that.
+    pub fn max_tet_frequency(&self) -> f32 {
+        self.tet_frequency.0
+    }
+
+    /// Warnings about the run (a step beyond a force integrator's stable limit, …), for
+    /// the caller to show.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// World-space positions of body `body`'s vertices.
+    pub fn positions(&self, body: usize) -> &[Vec3] {
+        &self.x[self.bodies[body].clone()]
+    }
+
+    /// World-space velocities of body `body`'s vertices.
+    pub fn velocities(&self, body: usize) -> &[Vec3] {
+        &self.v[self.bodies[body].clone()]
+    }
+
+    /// Per-vertex masses of body `body`.
+    pub fn masses(&self, body: usize) -> &[f32] {
+        &self.mass[self.bodies[body].clone()]
+    }
+
+    /// Total mass of body `body`.
+    pub fn body_mass(&self, body: usize) -> f32 {
+        self.masses(body).iter().sum()
+    }
+
+    /// Mass-weighted centre of body `body`.
+    pub fn centre_of_mass(&self, body: usize) -> Vec3 {
+        mass::centre_of_mass(self.positions(body), self.masses(body))
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Frames stepped so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Problem sizes and per-frame projection count.
+    pub fn stats(&self) -> SolverStats {
+        let per_iteration = 2 * (self.tets.items.len() + self.membranes.items.len()) as u64
+            + (self.hinges.items.len() + self.soft_pins.len() + self.springs.items.len()) as u64;
+        let per_substep = per_iteration * self.settings.iterations as u64 + self.soft_hinges.items.len() as u64;
+        SolverStats {
+            bodies: self.bodies.len(),
+            vertices: self.bodies.iter().map(Range::len).sum(),
+            tets: self.tets.items.len(),
+            triangles: self.membranes.items.len(),
+            hinges: self.hinges.items.len() + self.soft_hinges.items.len(),
+            projections_per_frame: per_substep * self.settings.substeps as u64,
+        }
+    }
+}
