@@ -11,6 +11,7 @@
 //! angle is zero when the two triangles are coplanar and positive when the second
 //! triangle folds towards the first triangle's normal side.
 
+use super::Constraint;
 use crate::constraint::xpbd::{self, Step};
 use crate::parallel::colouring::Shared;
 use crate::scene::{BendDefault, Body};
@@ -156,13 +157,19 @@ fn wrap(a: f32) -> f32 {
     }
 }
 
-impl Hinge {
+impl Constraint for Hinge {
+    type Lambda = f32;
+
+    fn vertices(&self) -> &[u32] {
+        &self.v
+    }
+
     /// Projects `C = θ − θ₀`.
     ///
     /// # Safety
     /// No other thread may touch this hinge's vertices or multiplier (colouring).
     #[inline]
-    pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
         if self.compliance == f32::INFINITY {
             return; // switched off: its edge has torn open
         }

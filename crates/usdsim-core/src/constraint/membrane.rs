@@ -17,6 +17,7 @@
 //! free fall). Both constraints here vanish at rest, which keeps any iteration count
 //! stable.
 
+use super::Constraint;
 use crate::constraint::xpbd::{self, Step};
 use crate::parallel::colouring::Shared;
 use glam::{Mat2, Vec2, Vec3};
@@ -104,13 +105,21 @@ impl Membrane {
         let g_dev = if dev > 1e-9 { grad(e0 / dev, e1 / dev) } else { [Vec3::ZERO; 3] };
         Some(([dev, j - 1.0], [g_dev, grad(f1.cross(n), n.cross(f0))]))
     }
+}
+
+impl Constraint for Membrane {
+    type Lambda = [f32; 2];
+
+    fn vertices(&self) -> &[u32] {
+        &self.v
+    }
 
     /// Projects the deviatoric and area constraints together.
     ///
     /// # Safety
     /// No other thread may touch this triangle's vertices or multipliers (colouring).
     #[inline]
-    pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
+    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
         // SAFETY: exclusive per the contract.
         let p = self.v.map(|i| unsafe { *x.get(i as usize) });
         let Some((c, [g_dev, g_area])) = self.evaluate(p) else {

@@ -6,6 +6,7 @@
 //! `C_H = det F − γ` (compliance `1/(λ'V)`). Linearising this energy gives Lamé parameters
 //! `(μ, λ' − μ)`, so we set `λ' = λ + μ` to reproduce linear elasticity for small strains.
 
+use super::Constraint;
 use crate::constraint::xpbd::{self, Step};
 use crate::parallel::colouring::Shared;
 use glam::{Mat3, Vec3};
@@ -74,13 +75,21 @@ impl Tet {
         let sum: f32 = g.iter().zip(w).map(|(g, w)| w * g.length_squared() / 3.0).sum();
         (sum / self.compliance_dev).sqrt()
     }
+}
+
+impl Constraint for Tet {
+    type Lambda = [f32; 2];
+
+    fn vertices(&self) -> &[u32] {
+        &self.v
+    }
 
     /// Projects the deviatoric and hydrostatic constraints together.
     ///
     /// # Safety
     /// No other thread may touch this tet's vertices or multipliers (colouring).
     #[inline]
-    pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
+    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
         // SAFETY: exclusive per the contract.
         let p = self.v.map(|i| unsafe { *x.get(i as usize) });
         let f = Mat3::from_cols(p[1] - p[0], p[2] - p[0], p[3] - p[0]) * self.dm_inv;

@@ -4,6 +4,7 @@
 //! is zero and it sits exactly on its target. A soft pin is a zero-rest-length XPBD
 //! spring to the target with compliance `1/k` and damping `c`, in stage units.
 
+use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
 use glam::Vec3;
@@ -21,12 +22,18 @@ pub struct SoftPin {
     pub damping: f32,
 }
 
-impl SoftPin {
+impl Constraint for SoftPin {
+    type Lambda = f32;
+
+    fn vertices(&self) -> &[u32] {
+        std::slice::from_ref(&self.vertex)
+    }
+
     /// Projects the spring; pins are few, so they run on one thread after the elements.
     ///
     /// # Safety
     /// No other thread may touch this pin's vertex or multiplier.
-    pub unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
         let i = self.vertex as usize;
         let wi = w[i];
         if wi == 0.0 {

@@ -27,10 +27,11 @@ pub struct Colouring {
 /// Colours `elements` (each a list of global vertex indices) and returns the permutation
 /// that sorts them by colour together with the colour ranges. `vertex_count` bounds every
 /// index.
-pub fn colour<const N: usize>(elements: &[[u32; N]], vertex_count: usize) -> (Vec<usize>, Colouring) {
+pub fn colour<E: AsRef<[u32]>>(elements: &[E], vertex_count: usize) -> (Vec<usize>, Colouring) {
     let mut used = vec![0u128; vertex_count];
     let mut colour_of = Vec::with_capacity(elements.len());
     for e in elements {
+        let e = e.as_ref();
         let mask = e.iter().fold(0u128, |m, &v| m | used[v as usize]);
         let c = (!mask).trailing_zeros() as usize; // 128 when all taken
         if c < MAX_COLOURS {

@@ -233,7 +233,7 @@ impl Solver {
             }
             set.push(h);
         }
-        let tets = Coloured::new(tets, |t| t.v, vertex_count);
+        let tets = Coloured::new(tets, vertex_count);
         let spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
         let mut force_integrated = vec![false; scene.bodies.len()];
         for fb in &spring_set.force_bodies {
@@ -245,7 +245,7 @@ impl Solver {
             Vec::new()
         };
         let mut solver = Self {
-            springs: Coloured::new(spring_set.constraints, |l| l.v, vertex_count),
+            springs: Coloured::new(spring_set.constraints, vertex_count),
             force_bodies: spring_set.force_bodies,
             force_integrated,
             settings,
@@ -259,9 +259,9 @@ impl Solver {
             tets,
             tet_plastic,
             body_tet_start,
-            membranes: Coloured::new(membranes, |t| t.v, vertex_count),
-            hinges: Coloured::new(stiff_hinges, |h| h.v, vertex_count),
-            soft_hinges: Coloured::new(soft_hinges, |h| h.v, vertex_count),
+            membranes: Coloured::new(membranes, vertex_count),
+            hinges: Coloured::new(stiff_hinges, vertex_count),
+            soft_hinges: Coloured::new(soft_hinges, vertex_count),
             pin_lambda: vec![0.0; soft_pins.len()],
             soft_pins,
             link_lambda: vec![0.0; links.len()],

@@ -9,10 +9,13 @@
 
 use crate::constraint::attachment::{self, Driven, FrameMotion, Link};
 use crate::constraint::bending::{self, Hinge};
+use crate::constraint::coloured::Coloured;
 use crate::constraint::membrane::Membrane;
 use crate::constraint::neo_hookean::Tet;
 use crate::constraint::pin::SoftPin;
+use crate::constraint::spring::SpringLink;
 use crate::constraint::xpbd::Step;
+use crate::constraint::Constraint;
 use crate::contact::collider::{self, StaticCollider, VertexContactParams, VertexContacts};
 use crate::contact::deformable::{self, SelfContact, Surfaces};
 use crate::contact::filter_table::FilterTable;
@@ -20,7 +23,7 @@ use crate::contact::rigid::{self as rigid_contact, RigidContacts};
 use crate::error::SceneError;
 use crate::model::mass;
 use crate::model::plasticity;
-use crate::parallel::colouring::{self, Colouring, Shared};
+use crate::parallel::colouring::Shared;
 use crate::parallel::team;
 use crate::rigid::RigidWorld;
 use crate::scene::{Body, BodyKind, Material, Plasticity, Scene, BODY_MATERIAL};
@@ -111,18 +114,18 @@ pub struct Solver {
     /// Per-vertex friction and contact distances.
     contact_params: Vec<VertexContactParams>,
     bodies: Vec<Range<usize>>,
-    tets: Coloured<Tet, [f32; 2]>,
+    tets: Coloured<Tet>,
     /// Per tet, in the colour-sorted order of `tets.items`: its plasticity and original
     /// rest edge matrix (for the cap). Empty when no material is plastic.
     tet_plastic: Vec<Option<PlasticTet>>,
     /// Per body: index of its first tet in scene order (tets are numbered body by body).
     body_tet_start: Vec<usize>,
-    membranes: Coloured<Membrane, [f32; 2]>,
+    membranes: Coloured<Membrane>,
     /// Hinges stiff enough to need every iteration.
-    hinges: Coloured<Hinge, f32>,
+    hinges: Coloured<Hinge>,
     /// Hinges so compliant that one projection per substep converges them (see
     /// [`SOFT_HINGE_RATIO`]).
-    soft_hinges: Coloured<Hinge, f32>,
+    soft_hinges: Coloured<Hinge>,
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
     /// Attachments in solver form (`attachment.rs`) and their multipliers.
@@ -154,7 +157,7 @@ pub struct Solver {
     /// The input scene, its bodies' topology kept current as they tear (local indices).
     input: Scene,
     /// Links of spring-model bodies integrated with XPBD.
-    springs: Coloured<springs::SpringLink, f32>,
+    springs: Coloured<SpringLink>,
     /// Spring-model bodies integrated with a force-based integrator.
     force_bodies: Vec<springs::ForceBody>,
     /// Per body: whether it is one of `force_bodies` (skips the generic prediction).
@@ -245,33 +248,3 @@ pub const STABLE_OMEGA_DT: f32 = 0.5;
 
 /// The most substeps the stability check raises a run to.
 pub const MAX_SUBSTEPS: u32 = 2000;
-
-/// Constraints of one kind, stored sorted by colour, with their multipliers.
-struct Coloured<T, L> {
-    items: Vec<T>,
-    /// Index of each sorted item in the input order.
-    order: Vec<usize>,
-    /// Position in `items` of each input item (the inverse of `order`).
-    slot: Vec<u32>,
-    colours: Colouring,
-    lambda: Vec<L>,
-}
-
-impl<T: Copy, L: Copy + Default> Coloured<T, L> {
-    /// Colours `items` (whose vertices `verts` returns) and sorts them by colour.
-    fn new<const N: usize>(items: Vec<T>, verts: impl Fn(&T) -> [u32; N], vertex_count: usize) -> Self {
-        let keys: Vec<[u32; N]> = items.iter().map(&verts).collect();
-        let (order, colours) = colouring::colour(&keys, vertex_count);
-        let items: Vec<T> = order.iter().map(|&i| items[i]).collect();
-        let mut slot = vec![0u32; items.len()];
-        for (k, &i) in order.iter().enumerate() {
-            slot[i] = k as u32;
-        }
-        Self { lambda: vec![L::default(); items.len()], items, order, slot, colours }
-    }
-
-    /// Borrows the parts a projection pass needs, the multipliers as a shared view.
-    fn view(&mut self) -> (&[T], &Colouring, Shared<L>) {
-        (&self.items, &self.colours, Shared::new(&mut self.lambda))
-    }
-}

@@ -11,57 +11,12 @@
 //! and the velocity takes the correction over the integrator's own prediction.
 
 use super::Solver;
-use crate::constraint::xpbd::{self, Step};
+use crate::constraint::spring::SpringLink;
 use crate::model::spring_mass::{self, SpringSystem};
-use crate::parallel::colouring::Shared;
 use crate::scene::Plasticity;
 use crate::scene::{Body, BodyKind, Springs};
 use crate::Integrator;
 use glam::{DVec3, Vec3};
-
-/// A link as an XPBD distance constraint.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SpringLink {
-    /// Global vertex indices.
-    pub(super) v: [u32; 2],
-    /// Rest length.
-    rest: f32,
-    /// `1 / ks`.
-    compliance: f32,
-    /// `kd / ks`, seconds.
-    damping: f32,
-    /// Breaks beyond this times its rest length (`INFINITY`: never).
-    tear_ratio: f32,
-    /// Plastic flow of the rest length (the article's rule), if its material has it.
-    plastic: Option<Plasticity>,
-    /// Rest length before any flow (for the cap).
-    original_rest: f32,
-}
-
-impl SpringLink {
-    /// Projects `C = |x₁ − x₀| − rest`.
-    ///
-    /// # Safety
-    /// No other thread may touch this link's vertices or multiplier (colouring).
-    #[inline]
-    pub(super) unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
-        if self.compliance == f32::INFINITY {
-            return; // torn
-        }
-        // SAFETY: exclusive per the contract.
-        let (a, b) = unsafe { (*x.get(self.v[0] as usize), *x.get(self.v[1] as usize)) };
-        let d = b - a;
-        let len = d.length();
-        if len < 1e-12 {
-            return;
-        }
-        let n = d / len;
-        // SAFETY: forwarded contract.
-        unsafe {
-            xpbd::apply(x, x_prev, w, &self.v, &[-n, n], len - self.rest, self.compliance, self.damping, lambda, step)
-        };
-    }
-}
 
 /// Per-vertex rest positions of `body`: each vertex at its place in the first element's
 /// rest shape that uses it (the initial position when no element does).

@@ -105,11 +105,11 @@ impl Solver {
 
     /// XPBD's Lagrange multipliers start from zero every substep (Macklin et al. 2019).
     fn reset_multipliers(&mut self) {
-        self.tets.lambda.fill([0.0; 2]);
-        self.membranes.lambda.fill([0.0; 2]);
-        self.hinges.lambda.fill(0.0);
-        self.soft_hinges.lambda.fill(0.0);
-        self.springs.lambda.fill(0.0);
+        self.tets.reset();
+        self.membranes.reset();
+        self.hinges.reset();
+        self.soft_hinges.reset();
+        self.springs.reset();
         self.pin_lambda.fill(0.0);
         self.link_lambda.fill(0.0);
     }
@@ -204,25 +204,20 @@ impl Solver {
         let deformable_count = self.deformable_contacts.len();
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
-        let parallel =
-            tets.0.len() + membranes.0.len() + hinges.0.len() + soft_hinges.0.len() + springs.0.len() >= 2048;
+        let parallel = tets.len() + membranes.len() + hinges.len() + soft_hinges.len() + springs.len() >= 2048;
         team::run(parallel, |m| {
             for iteration in 0..iterations {
-                // SAFETY (every projection below): within one colour elements share no
-                // vertex, each element index owns its multiplier slot, members take
-                // disjoint shares, and the team syncs between colours. Pins run on the
-                // leader alone; each vertex has at most one contact entry.
-                let (items, colours, lambda) = tets;
-                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
-                let (items, colours, lambda) = membranes;
-                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
-                let (items, colours, lambda) = hinges;
-                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
-                let (items, colours, lambda) = springs;
-                colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                // SAFETY (every projection below): the whole team projects each coloured
+                // set together (`ColouredView::project`). Pins run on the leader alone;
+                // each vertex has at most one contact entry.
+                unsafe {
+                    tets.project(m, x, x_prev, w, step);
+                    membranes.project(m, x, x_prev, w, step);
+                    hinges.project(m, x, x_prev, w, step);
+                    springs.project(m, x, x_prev, w, step);
+                }
                 if iteration == 0 {
-                    let (items, colours, lambda) = soft_hinges;
-                    colours.for_each(m, |i| unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) });
+                    unsafe { soft_hinges.project(m, x, x_prev, w, step) };
                 }
                 if m.is_leader() {
                     for (k, pin) in soft_pins.iter().enumerate() {
