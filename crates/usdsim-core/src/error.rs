@@ -54,6 +54,24 @@ pub enum SceneError {
         /// What is expected instead.
         expected: &'static str,
     },
+    /// A static collider whose shape cannot be built (an invalid triangle mesh, a
+    /// non-finite dimension).
+    #[error("{collider}: invalid collider: {reason}")]
+    InvalidCollider {
+        /// Collider name (the importer uses the prim path).
+        collider: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A rigid body that cannot be simulated: a non-finite pose or velocity, an invalid
+    /// collision shape, a mass that is not positive.
+    #[error("{body}: invalid rigid body: {reason}")]
+    InvalidRigidBody {
+        /// Rigid body name (the importer uses the prim path).
+        body: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A number is NaN or infinite where a finite value is required.
     #[error("{body}: {what} contains a non-finite value")]
     NonFinite {

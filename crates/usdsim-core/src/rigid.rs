@@ -17,11 +17,14 @@
 //! (staggered) coupling, which keeps each solver's own guarantees and costs one rapier
 //! step per substep. Deformable vertices collide with rigid bodies in `rigid_contact.rs`.
 
+use crate::error::SceneError;
+use crate::mesh::parry_shape::parry_shape;
 use crate::scene::ColliderShape;
 use crate::scene::{Collider, RigidBody};
 use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::{ColliderBuilder, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, SharedShape};
+use std::sync::Arc;
 
 /// A rigid body's pose and mass during one substep, as the attachments see it.
 #[derive(Clone, Copy, Debug)]
@@ -101,45 +104,31 @@ pub(crate) struct RigidWorld {
     pub states: Vec<RigidState>,
 }
 
-/// The rapier shape of `shape` and the rotation taking parry's Y axis onto the shape's
-/// own axis (capsules and cylinders).
-fn shared_shape(shape: &ColliderShape) -> Option<(SharedShape, Quat)> {
-    let y_to = |axis: Vec3| Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y));
-    Some(match shape {
-        ColliderShape::Plane { normal } => (SharedShape::halfspace(normal.normalize_or(Vec3::Z)), Quat::IDENTITY),
-        ColliderShape::Cuboid { half_extents } => {
-            (SharedShape::cuboid(half_extents.x, half_extents.y, half_extents.z), Quat::IDENTITY)
-        }
-        ColliderShape::Sphere { radius } => (SharedShape::ball(*radius), Quat::IDENTITY),
-        ColliderShape::Capsule { radius, half_height, axis } => {
-            (SharedShape::capsule_y(*half_height, *radius), y_to(*axis))
-        }
-        ColliderShape::Cylinder { radius, half_height, axis } => {
-            (SharedShape::cylinder(*half_height, *radius), y_to(*axis))
-        }
-        ColliderShape::TriMesh { vertices, triangles } => {
-            (SharedShape::trimesh(vertices.clone(), triangles.clone()).ok()?, Quat::IDENTITY)
+/// The rapier shape of `shape` (the one parry3d conversion, `mesh/parry_shape.rs`; a
+/// plane is a half-space) and the rotation taking parry's Y axis onto the shape's own
+/// axis, or why a triangle mesh is invalid.
+fn shared_shape(shape: &ColliderShape) -> Result<(SharedShape, Quat), String> {
+    Ok(match parry_shape(shape)? {
+        Some((shape, rotation, _)) => (SharedShape(Arc::from(shape)), rotation),
+        None => {
+            let ColliderShape::Plane { normal } = shape else { unreachable!("only planes are unbounded") };
+            (SharedShape::halfspace(normal.normalize_or(Vec3::Z)), Quat::IDENTITY)
         }
     })
 }
 
-/// Why the rigid world could not be built: the body or collider and the reason.
-pub(crate) struct RigidError {
-    pub name: String,
-    pub what: &'static str,
-}
-
 impl RigidWorld {
     /// Builds the rapier world: `bodies` dynamic or kinematic, `colliders` fixed.
-    pub fn new(bodies: &[RigidBody], colliders: &[Collider], gravity: Vec3) -> Result<RigidWorld, RigidError> {
+    pub fn new(bodies: &[RigidBody], colliders: &[Collider], gravity: Vec3) -> Result<RigidWorld, SceneError> {
         let mut world = PhysicsWorld::new();
         world.gravity = gravity;
         let mut handles = Vec::with_capacity(bodies.len());
         let mut kinematic = Vec::with_capacity(bodies.len());
         for c in colliders {
-            let Some((shape, local)) = shared_shape(&c.shape) else {
-                return Err(RigidError { name: c.name.clone(), what: "collider shape" });
-            };
+            let (shape, local) = shared_shape(&c.shape).map_err(|reason| SceneError::InvalidCollider {
+                collider: c.name.clone(),
+                reason: format!("invalid triangle mesh: {reason}"),
+            })?;
             // Planes carry their world normal already; every other shape is placed.
             let pose = match c.shape {
                 ColliderShape::Plane { .. } => Pose::from_parts(c.translation, c.rotation),
@@ -148,12 +137,13 @@ impl RigidWorld {
             world.insert_collider(ColliderBuilder::new(shape).position(pose).friction(c.friction), None);
         }
         for b in bodies {
+            let invalid = |reason: String| SceneError::InvalidRigidBody { body: b.name.clone(), reason };
             let finite = b.translation.is_finite()
                 && b.rotation.is_finite()
                 && b.linear_velocity.is_finite()
                 && b.angular_velocity.is_finite();
             if !finite {
-                return Err(RigidError { name: b.name.clone(), what: "pose or velocity" });
+                return Err(invalid("its pose or velocity is not finite".to_string()));
             }
             let pose = Pose::from_parts(b.translation, b.rotation.normalize());
             let builder =
@@ -161,9 +151,8 @@ impl RigidWorld {
             let mut mprops: Option<MassProperties> = None;
             let mut parts = Vec::new();
             for s in &b.shapes {
-                let Some((shape, local)) = shared_shape(&s.shape) else {
-                    return Err(RigidError { name: b.name.clone(), what: "collision shape" });
-                };
+                let (shape, local) = shared_shape(&s.shape)
+                    .map_err(|e| invalid(format!("collision shape: invalid triangle mesh: {e}")))?;
                 let shape_pose = Pose::from_parts(s.translation, s.rotation * local);
                 let mp = shape.mass_properties(b.density).transform_by(&shape_pose);
                 mprops = Some(match mprops {
@@ -175,7 +164,7 @@ impl RigidWorld {
             let mut mp = mprops.unwrap_or_else(|| MassProperties::new(Vec3::ZERO, 1.0, Vec3::ONE));
             if let Some(m) = b.mass {
                 if !(m > 0.0 && m.is_finite()) {
-                    return Err(RigidError { name: b.name.clone(), what: "mass" });
+                    return Err(invalid(format!("mass {m} is not a positive finite number")));
                 }
                 mp.set_mass(m, true);
             }
@@ -188,7 +177,7 @@ impl RigidWorld {
                 }
             }
             if !(mp.inv_mass.is_finite() && mp.inv_mass > 0.0) {
-                return Err(RigidError { name: b.name.clone(), what: "mass (shapes without volume?)" });
+                return Err(invalid("it has no mass (shapes without volume?)".to_string()));
             }
             let body = builder
                 .pose(pose)

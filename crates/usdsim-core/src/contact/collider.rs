@@ -13,13 +13,15 @@
 //! Friction coefficients combine as the average of the body's and the collider's (PhysX's
 //! default `average` combine mode).
 
+use crate::error::SceneError;
+use crate::mesh::parry_shape::parry_shape;
 use crate::parallel::colouring::Shared;
 use crate::scene::{Collider, ColliderShape};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;
 use parry3d::query::PointQueryWithLocation;
-use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape, TriMesh};
+use parry3d::shape::Shape;
 use rayon::prelude::*;
 
 /// Most contacts one vertex keeps per substep (a vertex in a corner touches two shapes).
@@ -51,56 +53,17 @@ pub enum StaticCollider {
     },
 }
 
-/// Reason a collider could not be built.
-#[derive(Debug)]
-pub struct ColliderError(pub String);
-
 /// Converts the scene's colliders to solver form.
-pub fn build(colliders: &[Collider]) -> Result<Vec<StaticCollider>, ColliderError> {
+pub fn build(colliders: &[Collider]) -> Result<Vec<StaticCollider>, SceneError> {
     colliders.iter().map(build_one).collect()
 }
 
-/// Rotation taking the parry Y axis onto `axis` (parry capsules and cylinders are
-/// Y-aligned; USD's default axis is Z).
-fn y_to(axis: Vec3) -> Quat {
-    Quat::from_rotation_arc(Vec3::Y, axis.normalize_or(Vec3::Y))
-}
-
-/// A bounded collider shape in parry3d form: the shape, the rotation taking parry's
-/// Y-axis shapes (capsule, cylinder) onto the scene's axis, and a triangle mesh's face
-/// normals. `Ok(None)` for a plane (unbounded: handled on its own). Shared by static
-/// colliders and rigid bodies' shapes (`rigid_contact.rs`).
-pub(crate) type ParryShape = (Box<dyn Shape>, Quat, Option<Vec<Vec3>>);
-
-/// Builds the parry3d form of `shape`, or says why a triangle mesh is invalid.
-pub(crate) fn parry_shape(shape: &ColliderShape) -> Result<Option<ParryShape>, String> {
-    Ok(Some(match shape {
-        ColliderShape::Plane { .. } => return Ok(None),
-        ColliderShape::Cuboid { half_extents } => (Box::new(Cuboid::new(*half_extents)), Quat::IDENTITY, None),
-        ColliderShape::Sphere { radius } => (Box::new(Ball::new(*radius)), Quat::IDENTITY, None),
-        ColliderShape::Capsule { radius, half_height, axis } => {
-            (Box::new(Capsule::new_y(*half_height, *radius)), y_to(*axis), None)
-        }
-        ColliderShape::Cylinder { radius, half_height, axis } => {
-            (Box::new(Cylinder::new(*half_height, *radius)), y_to(*axis), None)
-        }
-        ColliderShape::TriMesh { vertices, triangles } => {
-            let normals = triangles
-                .iter()
-                .map(|t| {
-                    let p = t.map(|i| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO));
-                    (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero()
-                })
-                .collect();
-            let mesh = TriMesh::new(vertices.clone(), triangles.clone()).map_err(|e| e.to_string())?;
-            (Box::new(mesh), Quat::IDENTITY, Some(normals))
-        }
-    }))
-}
-
-fn build_one(c: &Collider) -> Result<StaticCollider, ColliderError> {
+fn build_one(c: &Collider) -> Result<StaticCollider, SceneError> {
     let friction = c.friction;
-    let built = parry_shape(&c.shape).map_err(|e| ColliderError(format!("{}: invalid triangle mesh: {e}", c.name)))?;
+    let built = parry_shape(&c.shape).map_err(|e| SceneError::InvalidCollider {
+        collider: c.name.clone(),
+        reason: format!("invalid triangle mesh: {e}"),
+    })?;
     let Some((shape, local_rot, triangle_normals)) = built else {
         let ColliderShape::Plane { normal } = &c.shape else { unreachable!("only planes are unbounded") };
         let n = (c.rotation * *normal).normalize_or(Vec3::Z);

@@ -38,8 +38,9 @@
 //! rigid body's edges and corners (vertex–shape contact only, so a box corner can poke
 //! between the vertices of a coarse cloth).
 
-use crate::contact::collider::{parry_shape, shape_query, VertexContactParams};
+use crate::contact::collider::{shape_query, VertexContactParams};
 use crate::contact::filter_table::FilterTable;
+use crate::mesh::parry_shape::parry_shape;
 use crate::parallel::colouring::Shared;
 use crate::rigid::{RigidState, RigidWorld};
 use crate::scene::RigidBody;

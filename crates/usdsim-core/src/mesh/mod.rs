@@ -1,4 +1,4 @@
-//! Geometry on meshes, with no physics: closest points, a body's surface triangles,
+//! Geometry, with no physics: the parry3d form of collider shapes, closest points, a body's surface triangles,
 //! embedding one mesh in another, the spatial
 //! hash the contact search uses, splitting a mesh along broken edges (tearing), and the
 //! structured grids tests and benchmarks build bodies on.
@@ -6,6 +6,7 @@
 pub(crate) mod closest;
 pub(crate) mod embedding;
 pub mod grid;
+pub(crate) mod parry_shape;
 pub(crate) mod spatial_hash;
 pub(crate) mod split;
 pub(crate) mod surface;

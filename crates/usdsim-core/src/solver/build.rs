@@ -163,8 +163,7 @@ impl Solver {
         let (links, driven) = attachment::build(&scene, &ranges, &mut w, &mut x, &mut v)?;
         let attachment_frames =
             scene.frames.iter().map(|f| FrameMotion { start: f.world_from_local, target: None }).collect();
-        let rigid = RigidWorld::new(&scene.rigid_bodies, &scene.colliders, scene.gravity)
-            .map_err(|e| SceneError::NonFinite { body: e.name, what: e.what })?;
+        let rigid = RigidWorld::new(&scene.rigid_bodies, &scene.colliders, scene.gravity)?;
         let mut sleeping = vec![None; scene.bodies.len()];
         let mut kinematic = Vec::new();
         for (b, body) in scene.bodies.iter().enumerate() {
@@ -180,8 +179,7 @@ impl Solver {
             }
         }
         let body_gravity: Vec<Vec3> = scene.bodies.iter().map(|b| b.gravity.unwrap_or(scene.gravity)).collect();
-        let colliders =
-            collider::build(&scene.colliders).map_err(|e| SceneError::NonFinite { body: e.0, what: "collider" })?;
+        let colliders = collider::build(&scene.colliders)?;
         let self_contact = SelfContact { surfaces: settings.self_contact, volumes: settings.volume_self_contact };
         let (surfaces, filter) =
             Surfaces::new(&scene, &ranges, settings.contact_offset, settings.deformable_contact, self_contact);
