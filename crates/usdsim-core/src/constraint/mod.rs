@@ -3,9 +3,9 @@
 //! bending, pins, spring links and attachment links, and the colour-sorted storage
 //! (`coloured.rs`) the solver keeps each element kind in.
 //!
-//! Adding an element kind: a file here with a type that implements [`Constraint`], and
-//! one [`coloured::Coloured`] field that the solver builds, resets and projects
-//! (`solver/build.rs`, `solver/step.rs`).
+//! Adding an element kind: a file here with a type that implements [`Constraint`], one
+//! field in [`elements::Elements`] (which lists the kinds and their order), and its
+//! construction from the bodies in `solver/build.rs`.
 
 use glam::Vec3;
 
@@ -15,6 +15,7 @@ use xpbd::Step;
 pub(crate) mod attachment;
 pub(crate) mod bending;
 pub(crate) mod coloured;
+pub(crate) mod elements;
 pub(crate) mod membrane;
 pub(crate) mod neo_hookean;
 pub(crate) mod pin;

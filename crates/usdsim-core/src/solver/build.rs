@@ -243,7 +243,6 @@ impl Solver {
             Vec::new()
         };
         let mut solver = Self {
-            springs: Coloured::new(spring_set.constraints, vertex_count),
             force_bodies: spring_set.force_bodies,
             force_integrated,
             settings,
@@ -254,12 +253,15 @@ impl Solver {
             mass: m,
             contact_params,
             bodies: ranges,
-            tets,
             tet_plastic,
             body_tet_start,
-            membranes: Coloured::new(membranes, vertex_count),
-            hinges: Coloured::new(stiff_hinges, vertex_count),
-            soft_hinges: Coloured::new(soft_hinges, vertex_count),
+            elements: Elements {
+                tets,
+                membranes: Coloured::new(membranes, vertex_count),
+                hinges: Coloured::new(stiff_hinges, vertex_count),
+                soft_hinges: Coloured::new(soft_hinges, vertex_count),
+                springs: Coloured::new(spring_set.constraints, vertex_count),
+            },
             pin_lambda: vec![0.0; soft_pins.len()],
             soft_pins,
             link_lambda: vec![0.0; links.len()],

@@ -10,10 +10,10 @@
 use crate::constraint::attachment::{self, Driven, FrameMotion, Link};
 use crate::constraint::bending::{self, Hinge};
 use crate::constraint::coloured::Coloured;
+use crate::constraint::elements::Elements;
 use crate::constraint::membrane::Membrane;
 use crate::constraint::neo_hookean::Tet;
 use crate::constraint::pin::SoftPin;
-use crate::constraint::spring::SpringLink;
 use crate::constraint::xpbd::Step;
 use crate::constraint::Constraint;
 use crate::contact::collider::{self, StaticCollider, VertexContactParams, VertexContacts};
@@ -114,18 +114,13 @@ pub struct Solver {
     /// Per-vertex friction and contact distances.
     contact_params: Vec<VertexContactParams>,
     bodies: Vec<Range<usize>>,
-    tets: Coloured<Tet>,
+    /// Every element constraint, colour-sorted by kind.
+    elements: Elements,
     /// Per tet, in the colour-sorted order of `tets.items`: its plasticity and original
     /// rest edge matrix (for the cap). Empty when no material is plastic.
     tet_plastic: Vec<Option<PlasticTet>>,
     /// Per body: index of its first tet in scene order (tets are numbered body by body).
     body_tet_start: Vec<usize>,
-    membranes: Coloured<Membrane>,
-    /// Hinges stiff enough to need every iteration.
-    hinges: Coloured<Hinge>,
-    /// Hinges so compliant that one projection per substep converges them (see
-    /// [`SOFT_HINGE_RATIO`]).
-    soft_hinges: Coloured<Hinge>,
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
     /// Attachments in solver form (`attachment.rs`) and their multipliers.
@@ -156,8 +151,6 @@ pub struct Solver {
     kinematic: Vec<Kinematic>,
     /// The input scene, its bodies' topology kept current as they tear (local indices).
     input: Scene,
-    /// Links of spring-model bodies integrated with XPBD.
-    springs: Coloured<SpringLink>,
     /// Spring-model bodies integrated with a force-based integrator.
     force_bodies: Vec<springs::ForceBody>,
     /// Per body: whether it is one of `force_bodies` (skips the generic prediction).

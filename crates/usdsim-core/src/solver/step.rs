@@ -105,11 +105,7 @@ impl Solver {
 
     /// XPBD's Lagrange multipliers start from zero every substep (Macklin et al. 2019).
     fn reset_multipliers(&mut self) {
-        self.tets.reset();
-        self.membranes.reset();
-        self.hinges.reset();
-        self.soft_hinges.reset();
-        self.springs.reset();
+        self.elements.reset();
         self.pin_lambda.fill(0.0);
         self.link_lambda.fill(0.0);
     }
@@ -162,7 +158,7 @@ impl Solver {
     /// the order does not matter and the result is deterministic.
     fn plastic_flow(&mut self) {
         for p in &self.plastic_hinges {
-            let set = if p.at.soft { &mut self.soft_hinges } else { &mut self.hinges };
+            let set = if p.at.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
             let hinge = &mut set.items[set.slot[p.at.index as usize] as usize];
             if let Some((angle, _)) = bending::angle_and_gradient(hinge.v.map(|i| self.x[i as usize])) {
                 hinge.rest_angle = plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
@@ -172,7 +168,7 @@ impl Solver {
             return;
         }
         let x = &self.x;
-        self.tets.items.par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(|(tet, plastic)| {
+        self.elements.tets.items.par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(|(tet, plastic)| {
             if let Some(p) = plastic {
                 let pos = tet.v.map(|i| x[i as usize]);
                 plasticity::flow_tet(tet, pos, p.original_dm, &p.params);
@@ -185,11 +181,7 @@ impl Solver {
     fn iterate(&mut self, step: Step) {
         let x = Shared::new(&mut self.x);
         let (x_prev, w) = (&self.x_prev[..], &self.w[..]);
-        let tets = self.tets.view();
-        let membranes = self.membranes.view();
-        let hinges = self.hinges.view();
-        let soft_hinges = self.soft_hinges.view();
-        let springs = self.springs.view();
+        let elements = self.elements.view();
         let pin_lambda = Shared::new(&mut self.pin_lambda);
         let soft_pins = &self.soft_pins;
         let links = &self.links;
@@ -204,21 +196,13 @@ impl Solver {
         let deformable_count = self.deformable_contacts.len();
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
-        let parallel = tets.len() + membranes.len() + hinges.len() + soft_hinges.len() + springs.len() >= 2048;
+        let parallel = elements.len() >= 2048;
         team::run(parallel, |m| {
             for iteration in 0..iterations {
-                // SAFETY (every projection below): the whole team projects each coloured
-                // set together (`ColouredView::project`). Pins run on the leader alone;
+                // SAFETY (every projection below): the whole team projects the element
+                // sets together (`ElementsView::project`). Pins run on the leader alone;
                 // each vertex has at most one contact entry.
-                unsafe {
-                    tets.project(m, x, x_prev, w, step);
-                    membranes.project(m, x, x_prev, w, step);
-                    hinges.project(m, x, x_prev, w, step);
-                    springs.project(m, x, x_prev, w, step);
-                }
-                if iteration == 0 {
-                    unsafe { soft_hinges.project(m, x, x_prev, w, step) };
-                }
+                unsafe { elements.project(m, iteration, x, x_prev, w, step) };
                 if m.is_leader() {
                     for (k, pin) in soft_pins.iter().enumerate() {
                         unsafe { pin.project(x, x_prev, w, pin_lambda.get(k), step) };

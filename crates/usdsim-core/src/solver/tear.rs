@@ -285,15 +285,15 @@ impl Solver {
                 continue;
             }
             if t.corners == 4 {
-                let slot = self.tets.slot[start + k] as usize;
-                self.tets.items[slot].v = e.map(|i| i + base);
+                let slot = self.elements.tets.slot[start + k] as usize;
+                self.elements.tets.items[slot].v = e.map(|i| i + base);
             } else {
-                let slot = self.membranes.slot[start + k] as usize;
-                self.membranes.items[slot].v = [e[0], e[1], e[2]].map(|i| i + base);
+                let slot = self.elements.membranes.slot[start + k] as usize;
+                self.elements.membranes.items[slot].v = [e[0], e[1], e[2]].map(|i| i + base);
             }
         }
         for h in &self.hinge_refs[b] {
-            let set = if h.soft { &mut self.soft_hinges } else { &mut self.hinges };
+            let set = if h.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
             let slot = set.slot[h.index as usize] as usize;
             let hinge = &mut set.items[slot];
             let [t1, t2] = h.triangles.map(|t| t as usize);
