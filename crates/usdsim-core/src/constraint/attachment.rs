@@ -59,7 +59,7 @@ pub(crate) enum Side {
 
 /// An attachment in solver form: `C = |p(a) − p(b)|`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Link {
+pub(crate) struct AttachmentLink {
     pub a: Side,
     pub b: Side,
     /// `1 / stiffness` (0 for hard).
@@ -147,7 +147,7 @@ impl Side {
     }
 }
 
-impl Link {
+impl AttachmentLink {
     /// One XPBD projection (Macklin et al. 2016, eq. 18 and 26; the rigid side's
     /// generalized inverse mass as in Müller et al. 2020, "Detailed Rigid Body
     /// Simulation with Extended Position Based Dynamics", eq. 2–3).
@@ -211,7 +211,7 @@ pub(crate) struct Driven {
 
 /// Converts the scene's attachments to solver form. Hard vertex-to-frame attachments
 /// become [`Driven`] vertices (inverse mass set to 0 in `w`, placed on their target in
-/// `x` with zero velocity); everything else becomes a [`Link`]. Fails naming the
+/// `x` with zero velocity); everything else becomes an [`AttachmentLink`]. Fails naming the
 /// attachment (`attachment k`) and the bad index or value.
 pub(crate) fn build(
     scene: &Scene,
@@ -219,7 +219,7 @@ pub(crate) fn build(
     w: &mut [f32],
     x: &mut [Vec3],
     v: &mut [Vec3],
-) -> Result<(Vec<Link>, Vec<Driven>), SceneError> {
+) -> Result<(Vec<AttachmentLink>, Vec<Driven>), SceneError> {
     let mut links = Vec::new();
     let mut driven = Vec::new();
     for (k, att) in scene.attachments.iter().enumerate() {
@@ -274,7 +274,7 @@ pub(crate) fn build(
                 v[vertex] = Vec3::ZERO;
                 driven.push(Driven { vertex, frame, local });
             }
-            _ => links.push(Link {
+            _ => links.push(AttachmentLink {
                 a,
                 b,
                 compliance: if hard { 0.0 } else { 1.0 / att.stiffness },
@@ -356,7 +356,7 @@ fn side(scene: &Scene, ranges: &[Range<usize>], site: &Site, k: usize) -> Result
 /// Moves every frame-fixed site and driven vertex to where its frame is `progress` of
 /// the way through the simulation frame.
 pub(crate) fn follow_frames(
-    links: &mut [Link],
+    links: &mut [AttachmentLink],
     driven: &[Driven],
     frames: &[FrameMotion],
     x: &mut [Vec3],

@@ -14,7 +14,7 @@
 //! `w`) and the body point `p` (generalized inverse mass `1/m + (r×n)ᵀ I⁻¹ (r×n)`,
 //! Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
 //! Dynamics", §3.5): the vertex moves by `w·Δλ·n` and the body receives the positional
-//! impulse `−Δλ·n` at `p`, exactly like [`crate::constraint::attachment::Link::project`] pushes on a
+//! impulse `−Δλ·n` at `p`, exactly like [`crate::constraint::attachment::AttachmentLink::project`] pushes on a
 //! rigid body. After the iterations, [`RigidContacts::finish`] takes the body's share
 //! back out of its pose and [`RigidContacts::kick`] hands it to rapier as a velocity
 //! change (rapier then resolves it against the body's own contacts, see `finish`), so the

@@ -24,12 +24,12 @@ pub enum Integrator {
 
 impl Integrator {
     /// The force-based integrator this names, `None` for XPBD.
-    pub fn force_based(self) -> Option<spring_mass::Integrator> {
+    pub fn force_based(self) -> Option<spring_mass::ForceIntegrator> {
         match self {
             Integrator::Xpbd => None,
-            Integrator::ExplicitEuler => Some(spring_mass::Integrator::ExplicitEuler),
-            Integrator::SymplecticEuler => Some(spring_mass::Integrator::SymplecticEuler),
-            Integrator::Rk4 => Some(spring_mass::Integrator::Rk4),
+            Integrator::ExplicitEuler => Some(spring_mass::ForceIntegrator::ExplicitEuler),
+            Integrator::SymplecticEuler => Some(spring_mass::ForceIntegrator::SymplecticEuler),
+            Integrator::Rk4 => Some(spring_mass::ForceIntegrator::Rk4),
         }
     }
 }

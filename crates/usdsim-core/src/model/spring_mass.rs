@@ -15,9 +15,10 @@ use crate::scene::LinkKinds;
 use glam::DVec3;
 use std::collections::{BTreeSet, HashMap};
 
-/// How positions and velocities advance over one step.
+/// How a force-based spring system advances positions and velocities over one step (the
+/// force-based choices of the public [`crate::Integrator`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Integrator {
+pub enum ForceIntegrator {
     /// `x += v·dt; v += a(x, v)·dt` with forces from the start of the step. Adds energy
     /// to any undamped oscillation: unstable without enough damping.
     ExplicitEuler,
@@ -28,14 +29,14 @@ pub enum Integrator {
     Rk4,
 }
 
-impl Integrator {
+impl ForceIntegrator {
     /// The largest stable `ω·dt` for an undamped oscillator, `None` when no step is
     /// stable without damping (explicit Euler).
     pub fn stability_limit(self) -> Option<f64> {
         match self {
-            Integrator::ExplicitEuler => None,
-            Integrator::SymplecticEuler => Some(2.0),
-            Integrator::Rk4 => Some(2.0 * 2f64.sqrt()),
+            ForceIntegrator::ExplicitEuler => None,
+            ForceIntegrator::SymplecticEuler => Some(2.0),
+            ForceIntegrator::Rk4 => Some(2.0 * 2f64.sqrt()),
         }
     }
 }
@@ -169,7 +170,7 @@ impl SpringSystem {
     /// Advances the state by `dt` with `integrator` (the unit tests' entry point; the
     /// solver calls [`SpringSystem::step_with`]).
     #[cfg(test)]
-    pub fn step(&mut self, integrator: Integrator, dt: f64) {
+    pub fn step(&mut self, integrator: ForceIntegrator, dt: f64) {
         self.step_with(integrator, dt, &mut StepScratch::default());
     }
 
@@ -177,27 +178,27 @@ impl SpringSystem {
     /// every substep (the solver's force-integrated bodies) allocates nothing.
     // Several parallel arrays are indexed together; index loops read like the maths.
     #[allow(clippy::needless_range_loop)]
-    pub fn step_with(&mut self, integrator: Integrator, dt: f64, scratch: &mut StepScratch) {
+    pub fn step_with(&mut self, integrator: ForceIntegrator, dt: f64, scratch: &mut StepScratch) {
         let n = self.x.len();
         let StepScratch { a, kx, kv, x0, v0, xs, vs } = scratch;
         a.clear();
         a.resize(n, DVec3::ZERO);
         match integrator {
-            Integrator::ExplicitEuler => {
+            ForceIntegrator::ExplicitEuler => {
                 self.accelerations(&self.x, &self.v, a);
                 for i in 0..n {
                     self.x[i] += self.v[i] * dt;
                     self.v[i] += a[i] * dt;
                 }
             }
-            Integrator::SymplecticEuler => {
+            ForceIntegrator::SymplecticEuler => {
                 self.accelerations(&self.x, &self.v, a);
                 for i in 0..n {
                     self.v[i] += a[i] * dt;
                     self.x[i] += self.v[i] * dt;
                 }
             }
-            Integrator::Rk4 => {
+            ForceIntegrator::Rk4 => {
                 // k_s = (dx, dv) derivatives at the four classic stages.
                 for k in kx.iter_mut().chain(kv.iter_mut()) {
                     k.clear();
@@ -259,7 +260,7 @@ impl SpringSystem {
 
     /// The largest stable step for `integrator` (from the stiffest link), or `None` when
     /// every step is unstable for an undamped link (explicit Euler).
-    pub fn stable_step(&self, integrator: Integrator) -> Option<f64> {
+    pub fn stable_step(&self, integrator: ForceIntegrator) -> Option<f64> {
         let omega = self.max_frequency();
         integrator.stability_limit().map(|limit| if omega > 0.0 { limit / omega } else { f64::INFINITY })
     }
@@ -328,7 +329,7 @@ mod tests {
         x0 * decay * ((omega_d * t).cos() + zeta * omega0 / omega_d * (omega_d * t).sin())
     }
 
-    fn run(integrator: Integrator, dt: f64, t_end: f64, k: f64, c: f64) -> f64 {
+    fn run(integrator: ForceIntegrator, dt: f64, t_end: f64, k: f64, c: f64) -> f64 {
         let mut s = oscillator(k, c, 1.0, 0.1);
         let steps = (t_end / dt).round() as usize;
         for _ in 0..steps {
@@ -341,17 +342,17 @@ mod tests {
     fn damped_oscillator_matches_the_analytic_period_and_decay() {
         let (k, c) = (4.0 * std::f64::consts::PI.powi(2), 0.4); // ω₀ = 2π: period 1 s
         for t in [0.25, 0.5, 1.0, 2.5] {
-            let got = run(Integrator::Rk4, 1e-3, t, k, c);
+            let got = run(ForceIntegrator::Rk4, 1e-3, t, k, c);
             let want = analytic(k, c, 1.0, 0.1, t);
             assert!((got - want).abs() < 1e-8, "t = {t}: {got} vs {want}");
         }
         // Semi-implicit Euler with a small step is close too (first order).
-        let got = run(Integrator::SymplecticEuler, 1e-4, 1.0, k, c);
+        let got = run(ForceIntegrator::SymplecticEuler, 1e-4, 1.0, k, c);
         assert!((got - analytic(k, c, 1.0, 0.1, 1.0)).abs() < 1e-3);
     }
 
     /// Largest deviation from the analytic solution over two periods.
-    fn max_error(integrator: Integrator, dt: f64, k: f64, c: f64) -> f64 {
+    fn max_error(integrator: ForceIntegrator, dt: f64, k: f64, c: f64) -> f64 {
         let mut s = oscillator(k, c, 1.0, 0.1);
         let steps = (2.0 / dt).round() as usize;
         (1..=steps)
@@ -365,14 +366,15 @@ mod tests {
     #[test]
     fn rk4_converges_at_fourth_order() {
         let (k, c) = (4.0 * std::f64::consts::PI.powi(2), 0.4);
-        let errors: Vec<f64> = [0.02, 0.01, 0.005].iter().map(|&dt| max_error(Integrator::Rk4, dt, k, c)).collect();
+        let errors: Vec<f64> =
+            [0.02, 0.01, 0.005].iter().map(|&dt| max_error(ForceIntegrator::Rk4, dt, k, c)).collect();
         for w in errors.windows(2) {
             let order = (w[0] / w[1]).log2();
             assert!((3.7..4.3).contains(&order), "halving dt reduced the error by 2^{order:.2} ({errors:?})");
         }
         // And semi-implicit Euler is first order.
         let errors: Vec<f64> =
-            [0.002, 0.001].iter().map(|&dt| max_error(Integrator::SymplecticEuler, dt, k, c)).collect();
+            [0.002, 0.001].iter().map(|&dt| max_error(ForceIntegrator::SymplecticEuler, dt, k, c)).collect();
         let order = (errors[0] / errors[1]).log2();
         assert!((0.8..1.2).contains(&order), "semi-implicit Euler order {order:.2}");
     }
@@ -386,8 +388,8 @@ mod tests {
         let e0 = sym.energy();
         let mut worst = 0.0f64;
         for _ in 0..10_000 {
-            sym.step(Integrator::SymplecticEuler, dt);
-            exp.step(Integrator::ExplicitEuler, dt);
+            sym.step(ForceIntegrator::SymplecticEuler, dt);
+            exp.step(ForceIntegrator::ExplicitEuler, dt);
             worst = worst.max((sym.energy() - e0).abs() / e0);
         }
         assert!(worst < 0.05, "semi-implicit Euler energy drifted by {:.1}%", 100.0 * worst);
@@ -398,13 +400,13 @@ mod tests {
     fn stable_step_follows_the_stiffest_link() {
         let s = oscillator(100.0, 0.0, 1.0, 0.1);
         assert!((s.max_frequency() - 10.0).abs() < 1e-12);
-        assert_eq!(s.stable_step(Integrator::SymplecticEuler), Some(0.2));
-        assert_eq!(s.stable_step(Integrator::ExplicitEuler), None);
+        assert_eq!(s.stable_step(ForceIntegrator::SymplecticEuler), Some(0.2));
+        assert_eq!(s.stable_step(ForceIntegrator::ExplicitEuler), None);
         // Past the limit semi-implicit Euler blows up; just inside it stays bounded.
         for (dt, bounded) in [(0.19, true), (0.21, false)] {
             let mut t = s.clone();
             for _ in 0..2000 {
-                t.step(Integrator::SymplecticEuler, dt);
+                t.step(ForceIntegrator::SymplecticEuler, dt);
             }
             assert_eq!(t.x[1].x.abs() < 10.0, bounded, "dt = {dt}");
         }

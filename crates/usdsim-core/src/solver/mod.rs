@@ -7,7 +7,7 @@
 //! contact planes, apply friction, and derive velocities from the displacement.
 //! Nothing allocates in the loop except the contact list's occasional growth.
 
-use crate::constraint::attachment::{self, Driven, FrameMotion, Link};
+use crate::constraint::attachment::{self, AttachmentLink, Driven, FrameMotion};
 use crate::constraint::bending::{self, Hinge};
 use crate::constraint::coloured::Coloured;
 use crate::constraint::elements::Elements;
@@ -124,7 +124,7 @@ pub struct Solver {
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
     /// Attachments in solver form (`attachment.rs`) and their multipliers.
-    links: Vec<Link>,
+    links: Vec<AttachmentLink>,
     link_lambda: Vec<f32>,
     /// Vertices hard-attached to a frame: immovable, placed on the frame every substep.
     driven: Vec<Driven>,

@@ -146,12 +146,12 @@ impl ForceBody {
     /// The largest substep `integrator` is stable at for this body's stiffest link
     /// (explicit Euler: `kd/ks`, which is zero without damping), given masses `mass`
     /// and inverse masses `w` (zero: fixed).
-    fn stable_step(&mut self, integrator: spring_mass::Integrator, mass: &[f32], w: &[f32]) -> f64 {
+    fn stable_step(&mut self, integrator: spring_mass::ForceIntegrator, mass: &[f32], w: &[f32]) -> f64 {
         for (k, (m, &wi)) in self.system.mass.iter_mut().zip(mass.iter().zip(w)) {
             *k = if wi > 0.0 { *m as f64 } else { 0.0 };
         }
         match integrator {
-            spring_mass::Integrator::ExplicitEuler => {
+            spring_mass::ForceIntegrator::ExplicitEuler => {
                 self.system.links.iter().map(|l| l.damping / l.stiffness).fold(f64::INFINITY, f64::min)
             }
             _ => self.system.stable_step(integrator).unwrap_or(0.0),
@@ -201,9 +201,9 @@ impl Solver {
             if dt > limit {
                 let name = &self.input.bodies[b].name;
                 let what = match integrator {
-                    spring_mass::Integrator::ExplicitEuler => "explicit Euler (stable below kd/ks)",
-                    spring_mass::Integrator::SymplecticEuler => "symplectic Euler (stable for ω·dt < 2)",
-                    spring_mass::Integrator::Rk4 => "RK4 (stable for ω·dt < 2√2)",
+                    spring_mass::ForceIntegrator::ExplicitEuler => "explicit Euler (stable below kd/ks)",
+                    spring_mass::ForceIntegrator::SymplecticEuler => "symplectic Euler (stable for ω·dt < 2)",
+                    spring_mass::ForceIntegrator::Rk4 => "RK4 (stable for ω·dt < 2√2)",
                 };
                 let advice = if limit > 0.0 {
                     let substeps = (self.settings.frame_dt as f64 / limit).ceil();
