@@ -118,8 +118,8 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
                 "plasticity": plastic_json(&body.plastic),
                 "subset_materials": (0..body.materials.len()).map(|k| json!({
-                    "tear_ratio": body.material_tear_ratio.get(k).copied().flatten().map(|v| sig(v.into())),
-                    "plasticity": plastic_json(&body.material_plastic.get(k).copied().flatten()),
+                    "tear_ratio": body.materials[k].tear_ratio.map(|v| sig(v.into())),
+                    "plasticity": plastic_json(&body.materials[k].plastic),
                 })).collect::<Vec<_>>(),
                 "material": {
                     "youngs_modulus": both(m.youngs_modulus.into(), pressure),

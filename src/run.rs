@@ -160,7 +160,10 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
             // Field-wise override of the materials that are already plastic.
             let mut changed = false;
             for body in &mut scene.bodies {
-                for p in std::iter::once(&mut body.plastic).chain(body.material_plastic.iter_mut()).flatten() {
+                for p in std::iter::once(&mut body.plastic)
+                    .chain(body.materials.iter_mut().map(|slot| &mut slot.plastic))
+                    .flatten()
+                {
                     if let Some(rate) = args.plastic_rate {
                         p.rate = rate;
                     }
@@ -268,9 +271,19 @@ mod tests {
     /// One body with a per-element material table of two entries.
     fn scene(plastic: Option<Plasticity>) -> Scene {
         let mut body = Body::new("b", BodyKind::Surface, vec![glam::Vec3::ZERO; 3], Material::elastic(1.0, 0.3, 1.0));
-        body.materials = vec![body.material; 2];
+        body.materials = vec![body.material.into(); 2];
         body.set_plasticity(plastic);
         Scene { bodies: vec![body], ..Scene::default() }
+    }
+
+    /// The tear ratio of each per-element material of the first body.
+    fn tear_ratios(s: &Scene) -> Vec<Option<f32>> {
+        s.bodies[0].materials.iter().map(|slot| slot.tear_ratio).collect()
+    }
+
+    /// The plasticity of each per-element material of the first body.
+    fn plasticities(s: &Scene) -> Vec<Option<Plasticity>> {
+        s.bodies[0].materials.iter().map(|slot| slot.plastic).collect()
     }
 
     #[test]
@@ -278,10 +291,10 @@ mod tests {
         let mut s = scene(None);
         apply_overrides(&args(&["--tear-ratio", "1.8"]), &mut s);
         assert_eq!(s.bodies[0].tear_ratio, Some(1.8));
-        assert_eq!(s.bodies[0].material_tear_ratio, vec![Some(1.8); 2]);
+        assert_eq!(tear_ratios(&s), vec![Some(1.8); 2]);
         apply_overrides(&args(&["--tear-ratio", "0"]), &mut s);
         assert_eq!(s.bodies[0].tear_ratio, None);
-        assert_eq!(s.bodies[0].material_tear_ratio, vec![None; 2]);
+        assert_eq!(tear_ratios(&s), vec![None; 2]);
     }
 
     #[test]
@@ -290,7 +303,7 @@ mod tests {
         apply_overrides(&args(&["--plastic-yield", "1.2"]), &mut s);
         let expected = Plasticity { yield_ratio: 1.2, rate: DEFAULT_PLASTIC_RATE, max_strain: None };
         assert_eq!(s.bodies[0].plastic, Some(expected));
-        assert_eq!(s.bodies[0].material_plastic, vec![Some(expected); 2]);
+        assert_eq!(plasticities(&s), vec![Some(expected); 2]);
         apply_overrides(
             &args(&["--plastic-yield", "1.3", "--plastic-rate", "0.2", "--plastic-max-strain", "0.4"]),
             &mut s,
@@ -298,19 +311,19 @@ mod tests {
         assert_eq!(s.bodies[0].plastic, Some(Plasticity { yield_ratio: 1.3, rate: 0.2, max_strain: Some(0.4) }));
         apply_overrides(&args(&["--plastic-yield", "0"]), &mut s);
         assert_eq!(s.bodies[0].plastic, None);
-        assert_eq!(s.bodies[0].material_plastic, vec![None; 2]);
+        assert_eq!(plasticities(&s), vec![None; 2]);
     }
 
     #[test]
     fn plastic_rate_alone_changes_only_plastic_materials() {
         let authored = Plasticity { yield_ratio: 1.1, rate: 0.5, max_strain: Some(0.3) };
         let mut s = scene(Some(authored));
-        s.bodies[0].material_plastic[1] = None;
+        s.bodies[0].materials[1].plastic = None;
         let warnings = apply_overrides(&args(&["--plastic-rate", "0.1", "--plastic-max-strain", "0"]), &mut s);
         assert!(warnings.is_empty(), "{warnings:?}");
         let changed = Plasticity { rate: 0.1, max_strain: None, ..authored };
         assert_eq!(s.bodies[0].plastic, Some(changed));
-        assert_eq!(s.bodies[0].material_plastic, vec![Some(changed), None]);
+        assert_eq!(plasticities(&s), vec![Some(changed), None]);
     }
 
     #[test]

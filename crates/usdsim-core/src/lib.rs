@@ -35,7 +35,7 @@ pub use mesh::surface::surface_triangles;
 pub use model::integrator::Integrator;
 pub use scene::{
     Attachment, BendDefault, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter,
-    ElementSet, EmbeddedMesh, Frame, LinkKinds, Material, Model, Pin, Plasticity, RigidBody, RigidShape, Scene, Site,
-    Springs, BODY_MATERIAL,
+    ElementSet, EmbeddedMesh, Frame, LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidShape,
+    Scene, Site, Springs, BODY_MATERIAL,
 };
 pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};

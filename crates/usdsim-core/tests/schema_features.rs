@@ -41,7 +41,7 @@ fn two_material_bar_stretches_like_two_springs_in_series() {
     let mut stiff = soft;
     stiff.youngs_modulus = 10.0 * e;
     let mut body = tet_box(Vec3::new(-0.05, -0.05, -l), Vec3::new(0.05, 0.05, 0.0), UVec3::new(2, 2, 16), soft);
-    body.materials = vec![stiff];
+    body.materials = vec![stiff.into()];
     body.element_materials =
         (0..body.tets.len()).map(|t| if centroid_z(&body, t) > -l / 2.0 { 0 } else { u32::MAX }).collect();
     let pins: Vec<Pin> = (0..body.positions.len())
@@ -77,7 +77,7 @@ fn two_material_bar_stretches_like_two_springs_in_series() {
 #[test]
 fn mass_with_two_densities_is_the_sum_of_rho_v() {
     let mut body = tet_box(Vec3::ZERO, Vec3::ONE, UVec3::splat(2), material(1e5, 0.3, 1000.0));
-    body.materials = vec![material(1e5, 0.3, 3000.0)];
+    body.materials = vec![material(1e5, 0.3, 3000.0).into()];
     body.element_materials =
         (0..body.tets.len()).map(|t| if centroid_z(&body, t) > 0.5 { 0 } else { u32::MAX }).collect();
     let solver = Solver::new(scene(vec![body.clone()]), settings(1)).unwrap();

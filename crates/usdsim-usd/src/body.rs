@@ -290,10 +290,8 @@ pub(crate) fn read(
     body.plastic = extras.plastic;
     let subsets =
         material_binding::element_materials(ctx, prims, found.sim_index, found.kind, body.element_count(), units)?;
-    body.materials = subsets.materials;
+    body.materials = subsets.slots();
     body.element_materials = subsets.per_element;
-    body.material_tear_ratio = subsets.tear_ratio;
-    body.material_plastic = subsets.plastic;
     body.model = usdsim_api::body_model(ctx, &found.root, sim)?;
 
     let sim_prim = &prims[found.sim_index];

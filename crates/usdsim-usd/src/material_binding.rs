@@ -312,3 +312,12 @@ pub(crate) struct ElementMaterials {
     /// Plasticity of each of `materials`.
     pub plastic: Vec<Option<usdsim_core::Plasticity>>,
 }
+
+impl ElementMaterials {
+    /// The body's material slots: each material with its plasticity and tear ratio.
+    pub fn slots(&self) -> Vec<usdsim_core::MaterialSlot> {
+        (self.materials.iter().zip(&self.plastic).zip(&self.tear_ratio))
+            .map(|((&material, &plastic), &tear_ratio)| usdsim_core::MaterialSlot { material, plastic, tear_ratio })
+            .collect()
+    }
+}

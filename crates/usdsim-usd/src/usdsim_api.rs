@@ -321,8 +321,8 @@ def Xform "World"
         assert_eq!(body.tear_ratio, Some(1.5));
         assert_eq!(body.plastic, Some(Plasticity { yield_ratio: 1.1, rate: 0.25, max_strain: Some(0.5) }));
         assert_eq!(body.materials.len(), 1);
-        assert_eq!(body.material_tear_ratio, vec![Some(2.0)]);
-        assert_eq!(body.material_plastic, vec![Some(Plasticity { yield_ratio: 1.3, rate: 1.0, max_strain: None })]);
+        assert_eq!(body.materials[0].tear_ratio, Some(2.0));
+        assert_eq!(body.materials[0].plastic, Some(Plasticity { yield_ratio: 1.3, rate: 1.0, max_strain: None }));
         assert_eq!(body.element_tear_ratio(0), Some(1.5));
         assert_eq!(body.element_tear_ratio(1), Some(2.0));
         assert_eq!(body.model, Model::Fem);
@@ -342,8 +342,8 @@ def Xform "World"
         let body = &imported.scene.bodies[0];
         assert_eq!(body.tear_ratio, None);
         assert_eq!(body.plastic, None);
-        assert_eq!(body.material_tear_ratio, vec![None]);
-        assert_eq!(body.material_plastic, vec![None]);
+        assert_eq!(body.materials.iter().map(|slot| slot.tear_ratio).collect::<Vec<_>>(), vec![None]);
+        assert_eq!(body.materials.iter().map(|slot| slot.plastic).collect::<Vec<_>>(), vec![None]);
     }
 
     #[test]

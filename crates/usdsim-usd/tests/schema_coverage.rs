@@ -462,7 +462,7 @@ def Xform "Body" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     let body = &imp.scene.bodies[0];
     assert_eq!(body.material.youngs_modulus, 1e5);
     assert_eq!(body.materials.len(), 1);
-    assert_eq!(body.materials[0].youngs_modulus, 1e6);
+    assert_eq!(body.materials[0].material.youngs_modulus, 1e6);
     for t in 0..body.tets.len() {
         let expected = if top.contains(&(t as u32)) { 1e6 } else { 1e5 };
         assert_eq!(body.element_material(t).youngs_modulus, expected, "tet {t}");

@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 
-use super::{Material, Plasticity};
+use super::{Material, MaterialSlot, Plasticity};
 
 /// Whether a body is a tetrahedral volume or a triangle surface (cloth, shell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,15 +64,12 @@ pub struct Body {
     /// Kept beside the material rather than in [`Material`] so that `Material` stays a
     /// plain elastic parameter set.
     pub plastic: Option<Plasticity>,
-    /// Extra materials for per-element assignment (`GeomSubset` bindings). Empty when the
-    /// whole body uses [`Body::material`].
-    pub materials: Vec<Material>,
+    /// Extra materials for per-element assignment (`GeomSubset` bindings), each with its
+    /// own plasticity and tear ratio. Empty when the whole body uses [`Body::material`].
+    pub materials: Vec<MaterialSlot>,
     /// Per-element material: `None` (`u32::MAX`) or an index into [`Body::materials`],
     /// one entry per tet or triangle. Empty means every element uses [`Body::material`].
     pub element_materials: Vec<u32>,
-    /// Plasticity of each of [`Body::materials`], index for index; missing entries (an
-    /// empty vector included) are purely elastic.
-    pub material_plastic: Vec<Option<Plasticity>>,
     /// Authored per-vertex masses (AOUSD `physics:masses`); take precedence over density
     /// (and are then rescaled by `mass_override` when both are given). Empty when unset.
     pub point_masses: Vec<f32>,
@@ -96,9 +93,6 @@ pub struct Body {
     /// Tear ratio of [`Body::material`] (`usdsim:tearRatio`): an element edge or link
     /// longer than this times its rest length breaks; `None` never tears.
     pub tear_ratio: Option<f32>,
-    /// Tear ratio of each of [`Body::materials`], index for index; missing entries never
-    /// tear.
-    pub material_tear_ratio: Vec<Option<f32>>,
 }
 
 /// The constitutive model of a body (`usdsim:model`).
@@ -153,7 +147,6 @@ impl Body {
             plastic: None,
             materials: Vec::new(),
             element_materials: Vec::new(),
-            material_plastic: Vec::new(),
             point_masses: Vec::new(),
             bind_pose: Vec::new(),
             self_collision_filter_pose: Vec::new(),
@@ -162,7 +155,6 @@ impl Body {
             gravity: None,
             model: Model::Fem,
             tear_ratio: None,
-            material_tear_ratio: Vec::new(),
         }
     }
 
@@ -177,7 +169,7 @@ impl Body {
     /// The material of element `i` (per-element assignment, else the body's).
     pub fn element_material(&self, i: usize) -> &Material {
         match self.element_materials.get(i) {
-            Some(&m) if m != BODY_MATERIAL => &self.materials[m as usize],
+            Some(&m) if m != BODY_MATERIAL => &self.materials[m as usize].material,
             _ => &self.material,
         }
     }
@@ -186,7 +178,7 @@ impl Body {
     /// body's), `None` when it is purely elastic.
     pub fn element_plasticity(&self, i: usize) -> Option<Plasticity> {
         match self.element_materials.get(i) {
-            Some(&m) if m != BODY_MATERIAL => self.material_plastic.get(m as usize).copied().flatten(),
+            Some(&m) if m != BODY_MATERIAL => self.materials[m as usize].plastic,
             _ => self.plastic,
         }
     }
@@ -195,7 +187,7 @@ impl Body {
     /// body's), `None` when it never tears.
     pub fn element_tear_ratio(&self, i: usize) -> Option<f32> {
         match self.element_materials.get(i) {
-            Some(&m) if m != BODY_MATERIAL => self.material_tear_ratio.get(m as usize).copied().flatten(),
+            Some(&m) if m != BODY_MATERIAL => self.materials[m as usize].tear_ratio,
             _ => self.tear_ratio,
         }
     }
@@ -204,14 +196,14 @@ impl Body {
     /// command line's whole-scene override).
     pub fn set_tear_ratio(&mut self, ratio: Option<f32>) {
         self.tear_ratio = ratio;
-        self.material_tear_ratio = vec![ratio; self.materials.len()];
+        self.materials.iter_mut().for_each(|slot| slot.tear_ratio = ratio);
     }
 
     /// Gives the body's material and every per-element material the same plasticity
     /// (the command line's whole-scene override).
     pub fn set_plasticity(&mut self, plastic: Option<Plasticity>) {
         self.plastic = plastic;
-        self.material_plastic = vec![plastic; self.materials.len()];
+        self.materials.iter_mut().for_each(|slot| slot.plastic = plastic);
     }
 
     /// The bind pose of the simulation mesh (falls back to the initial positions).

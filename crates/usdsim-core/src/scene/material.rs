@@ -1,6 +1,25 @@
 //! Material parameters: elasticity, density, shell stiffness and friction, and the
 //! plastic yield that our `usdsim:` extension adds.
 
+/// A material assigned to some elements of a body (a `GeomSubset` binding), with what
+/// our `usdsim:` extension adds to it: all of one material in one slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MaterialSlot {
+    /// The elastic parameters.
+    pub material: Material,
+    /// Its plasticity; `None` is purely elastic.
+    pub plastic: Option<Plasticity>,
+    /// Its tear ratio; `None` never tears.
+    pub tear_ratio: Option<f32>,
+}
+
+impl From<Material> for MaterialSlot {
+    /// A purely elastic slot that never tears.
+    fn from(material: Material) -> Self {
+        Self { material, plastic: None, tear_ratio: None }
+    }
+}
+
 /// Material parameters in stage units (already converted from SI defaults where the
 /// asset left them unauthored).
 #[derive(Clone, Copy, Debug, PartialEq)]

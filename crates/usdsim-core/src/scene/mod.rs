@@ -19,7 +19,7 @@ pub use attachment::{Attachment, Frame, Pin, Site};
 pub use body::{BendDefault, Body, BodyKind, LinkKinds, Model, Springs, BODY_MATERIAL};
 pub use collider::{Collider, ColliderShape};
 pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
-pub use material::{Material, Plasticity};
+pub use material::{Material, MaterialSlot, Plasticity};
 pub use rigid_body::{RigidBody, RigidShape};
 
 use glam::Vec3;

@@ -106,10 +106,10 @@ pub(super) fn validate(body: &Body) -> Result<(), SceneError> {
         }
     }
     check_material(body, &body.material)?;
-    for m in &body.materials {
+    for m in body.materials.iter().map(|slot| &slot.material) {
         check_material(body, m)?;
     }
-    for p in std::iter::once(&body.plastic).chain(&body.material_plastic).flatten() {
+    for p in std::iter::once(&body.plastic).chain(body.materials.iter().map(|slot| &slot.plastic)).flatten() {
         check_plasticity(body, p)?;
     }
     Ok(())

@@ -194,7 +194,7 @@ impl Solver {
     /// (plastic), so that they are part of the state to write back.
     pub fn rest_is_state(&self, body: usize) -> bool {
         let b = &self.input.bodies[body];
-        b.plastic.is_some() || b.material_plastic.iter().any(Option::is_some)
+        b.plastic.is_some() || b.materials.iter().any(|slot| slot.plastic.is_some())
     }
 
     /// The highest rest frequency of any tetrahedron (rad/s, 0 without tets): XPBD's
