@@ -15,7 +15,7 @@
 //!
 //! Rapier resolves rigid contacts in step 1 and the attachments act in step 2: a split
 //! (staggered) coupling, which keeps each solver's own guarantees and costs one rapier
-//! step per substep. Deformable vertices collide with rigid bodies in `rigid_contact.rs`.
+//! step per substep. Deformable vertices collide with rigid bodies in `contact/rigid.rs`.
 
 use crate::error::SceneError;
 use crate::mesh::parry_shape::parry_shape;
@@ -311,7 +311,7 @@ impl RigidWorld {
     }
 
     /// Adds `dv` and `dw` to the linear and angular (world, about the centre of mass)
-    /// velocity of body `i` (deformable contacts, `rigid_contact.rs`).
+    /// velocity of body `i` (deformable contacts, `contact/rigid.rs`).
     pub fn add_velocity(&mut self, i: usize, dv: Vec3, dw: Vec3) {
         if let Some(rb) = self.world.bodies.get_mut(self.handles[i]) {
             let (v, w) = (rb.linvel() + dv, rb.angvel() + dw);

@@ -126,7 +126,7 @@ fn query(c: &StaticCollider, p: Vec3, reach: f32) -> Option<(f32, Vec3, Vec3)> {
 /// `pose`, for a point `p` closer than `reach` (or inside); `None` otherwise or when the
 /// normal is undefined. A triangle mesh (with its face normals) is signed by the face
 /// nearest `p`; a solid shape's inside gives the nearest boundary point. Shared by static
-/// colliders and rigid bodies' shapes (`rigid_contact.rs`).
+/// colliders and rigid bodies' shapes (`contact/rigid.rs`).
 pub(crate) fn shape_query(
     shape: &dyn Shape,
     triangle_normals: Option<&[Vec3]>,

@@ -46,7 +46,7 @@
 //!   inverse mass (Macklin et al. 2014, "Unified Particle Physics for Real-Time
 //!   Applications", §6.1): static friction removes it entirely below `μs·push`, dynamic
 //!   friction removes at most `μd·push`. Two bodies' coefficients combine as their
-//!   average, as against static colliders (`contact.rs`).
+//!   average, as against static colliders (`contact/collider.rs`).
 //!
 //! * **Edge–edge proximity** (Bridson et al. §7.2), for surface bodies (cloth) only: two
 //!   edges that share no vertex keep the thickness between their closest points

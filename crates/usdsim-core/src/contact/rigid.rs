@@ -3,7 +3,7 @@
 //! Each substep, after rapier has predicted the rigid bodies' poses
 //! ([`crate::rigid::RigidWorld::begin_substep`]), every movable vertex is tested against
 //! every shape of every dynamic or kinematic rigid body at that pose (parry3d closest
-//! points, as `contact.rs` does for static shapes). A vertex closer than its contact
+//! points, as `contact/collider.rs` does for static shapes). A vertex closer than its contact
 //! offset plus a search margin gets a contact: the shape's surface point and outward
 //! normal, both stored **in the rigid body's frame**, so that the contact plane moves
 //! with the body while the iterations correct its pose.
@@ -27,7 +27,7 @@
 //! over the substep is cancelled when the impulse needed is below `μs·λn` (static), else
 //! reduced by at most `μd·λn` (dynamic), `λn` being the contact's accumulated normal
 //! impulse, with the same two-body weighting. Against an immovable body this is exactly
-//! `contact.rs`'s rule. Coefficients combine as there: the average of the deformable
+//! `contact/collider.rs`'s rule. Coefficients combine as there: the average of the deformable
 //! material's (static, dynamic) friction and the rigid body's [`RigidBody::friction`].
 //!
 //! Everything that writes runs on one thread in a fixed order (detection is parallel over

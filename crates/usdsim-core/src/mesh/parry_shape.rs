@@ -16,7 +16,7 @@ fn y_to(axis: Vec3) -> Quat {
 /// A bounded collider shape in parry3d form: the shape, the rotation taking parry's
 /// Y-axis shapes (capsule, cylinder) onto the scene's axis, and a triangle mesh's face
 /// normals. `Ok(None)` for a plane (unbounded: handled on its own). Shared by static
-/// colliders and rigid bodies' shapes (`rigid_contact.rs`).
+/// colliders and rigid bodies' shapes (`contact/rigid.rs`).
 pub(crate) type ParryShape = (Box<dyn Shape>, Quat, Option<Vec<Vec3>>);
 
 /// Builds the parry3d form of `shape`, or says why a triangle mesh is invalid.

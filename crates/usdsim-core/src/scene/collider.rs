@@ -34,6 +34,6 @@ pub struct Collider {
     /// World orientation of the shape.
     pub rotation: Quat,
     /// Coulomb friction coefficient of the collider's own material (combined with the
-    /// body's as the geometric mean... see `contact.rs`).
+    /// body's as the geometric mean... see `contact/collider.rs`).
     pub friction: f32,
 }

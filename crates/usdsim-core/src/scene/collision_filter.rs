@@ -12,7 +12,7 @@ pub enum CollisionObject {
     Collider(usize),
     /// A rigid body, all its shapes (index into [`crate::Scene::rigid_bodies`]). Filters
     /// between a deformable body and a rigid body are honoured by the deformable–rigid
-    /// contacts (`rigid_contact.rs`); rigid–rigid and rigid–collider pairs are not
+    /// contacts (`contact/rigid.rs`); rigid–rigid and rigid–collider pairs are not
     /// (rapier resolves those contacts and does not see the filters).
     Rigid(usize),
 }

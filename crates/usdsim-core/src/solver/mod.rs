@@ -51,7 +51,7 @@ pub struct Settings {
     /// Distance (stage units) every vertex keeps from collider surfaces, on top of half a
     /// surface body's thickness.
     pub contact_offset: f32,
-    /// Deformable bodies collide with each other (`deformable_contact.rs`). On by
+    /// Deformable bodies collide with each other (`contact/deformable.rs`). On by
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
     /// Surface bodies (cloth) collide with themselves. Off by default for now: the
@@ -123,7 +123,7 @@ pub struct Solver {
     body_tet_start: Vec<usize>,
     soft_pins: Vec<SoftPin>,
     pin_lambda: Vec<f32>,
-    /// Attachments in solver form (`attachment.rs`) and their multipliers.
+    /// Attachments in solver form (`constraint/attachment.rs`) and their multipliers.
     links: Vec<AttachmentLink>,
     link_lambda: Vec<f32>,
     /// Vertices hard-attached to a frame: immovable, placed on the frame every substep.
@@ -140,7 +140,7 @@ pub struct Solver {
     filter: FilterTable,
     /// This substep's deformable–deformable and self contacts.
     deformable_contacts: Vec<deformable::Contact>,
-    /// Deformable–rigid-body contacts (`rigid_contact.rs`).
+    /// Deformable–rigid-body contacts (`contact/rigid.rs`).
     rigid_contacts: RigidContacts,
     frames: u64,
     /// Per body: gravity (its physics scene's, else the scene's).
