@@ -18,6 +18,8 @@
 //! - `rigid.rs`: the rapier3d world;
 //! - `solver/`: the [`Solver`] that builds all of it from a [`Scene`] and steps it.
 
+#![warn(missing_docs)]
+
 mod constraint;
 mod contact;
 mod error;

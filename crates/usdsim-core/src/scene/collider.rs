@@ -6,20 +6,47 @@ use glam::{Quat, Vec3};
 /// The shape of a static collider, in its own frame (see [`Collider::rotation`]).
 #[derive(Clone, Debug)]
 pub enum ColliderShape {
-    /// Infinite plane through the origin with the given unit normal (USD `Plane` is
-    /// treated as infinite by physics engines; its `axis` gives the normal).
-    Plane { normal: Vec3 },
+    /// Infinite plane through the origin (USD `Plane` is treated as infinite by physics
+    /// engines; its `axis` gives the normal).
+    Plane {
+        /// Unit normal.
+        normal: Vec3,
+    },
     /// Box centred at the origin.
-    Cuboid { half_extents: Vec3 },
+    Cuboid {
+        /// Half the edge lengths.
+        half_extents: Vec3,
+    },
     /// Sphere centred at the origin.
-    Sphere { radius: f32 },
-    /// Capsule along the local `axis` (unit vector): a segment of half length
-    /// `half_height` swept by `radius`.
-    Capsule { radius: f32, half_height: f32, axis: Vec3 },
-    /// Solid cylinder along the local `axis` (unit vector).
-    Cylinder { radius: f32, half_height: f32, axis: Vec3 },
+    Sphere {
+        /// Radius.
+        radius: f32,
+    },
+    /// Capsule: a segment along the local `axis` swept by `radius`.
+    Capsule {
+        /// Radius of the sweep.
+        radius: f32,
+        /// Half the segment's length.
+        half_height: f32,
+        /// Unit axis of the segment.
+        axis: Vec3,
+    },
+    /// Solid cylinder along the local `axis`.
+    Cylinder {
+        /// Radius.
+        radius: f32,
+        /// Half the height.
+        half_height: f32,
+        /// Unit axis.
+        axis: Vec3,
+    },
     /// Triangle mesh. Vertices are already in world space: use an identity pose.
-    TriMesh { vertices: Vec<Vec3>, triangles: Vec<[u32; 3]> },
+    TriMesh {
+        /// Vertex positions.
+        vertices: Vec<Vec3>,
+        /// Vertex indices of each triangle.
+        triangles: Vec<[u32; 3]>,
+    },
 }
 
 /// A static collision shape placed in the world.
