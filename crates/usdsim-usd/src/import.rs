@@ -7,14 +7,15 @@ use glam::DMat4;
 use openusd::{sdf, usd};
 use usdsim_core::{CollisionObject, Scene};
 
-use crate::attachment::{FrameTrack, TrackTarget};
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::kinematic::KinematicTrack;
-use crate::stage_info::{self, StageInfo};
-use crate::units::Units;
-use crate::xform::XformCache;
-use crate::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
+use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::kinematic::KinematicTrack;
+use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimIndex;
+use crate::stage::stage_info::{self, StageInfo};
+use crate::stage::units::Units;
+use crate::stage::xform::XformCache;
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -85,23 +86,7 @@ pub struct BodyPrim {
     pub world_from_local: DMat4,
     /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
     /// its state back under the same names.
-    pub dialect: crate::dialect::Dialect,
-}
-
-/// What the importer needs to know about each traversed prim, read once.
-pub(crate) struct PrimSummary {
-    pub path: sdf::Path,
-    /// Composed `typeName` (empty when untyped).
-    pub type_name: String,
-    /// Composed applied API schemas, instance names included (`Foo:bar`).
-    pub apis: Vec<String>,
-}
-
-impl PrimSummary {
-    /// Whether the prim applies the single-apply API `name`.
-    pub fn has_api(&self, name: &str) -> bool {
-        self.apis.iter().any(|api| api == name)
-    }
+    pub dialect: crate::schema::dialect::Dialect,
 }
 
 /// Opens `path` (`.usda`, `.usdc` or `.usdz`; sublayers, references, payloads and
@@ -137,7 +122,7 @@ pub fn import_at(path: &Path, start: Option<f64>) -> Result<Imported, ImportErro
             reason: "the path is not valid UTF-8".to_string(),
         });
     };
-    crate::context::guard_reader(|| import_stage(path, path_str, start))
+    crate::stage::context::guard_reader(|| import_stage(path, path_str, start))
         .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: path.to_path_buf(), reason }))
 }
 
@@ -152,7 +137,10 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     ctx.time = info.start_time_code;
     let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
 
-    let prims = summarize(&ctx)?;
+    let mut prims = PrimIndex::build(&ctx).map_err(|err| err.into_import_error(&ctx))?;
+    if let Some(err) = prims.take_query_error() {
+        return Err(err);
+    }
     for diagnostic in ctx.stage.composition_errors() {
         ctx.warnings.push(format!("{}: composition: {diagnostic}", ctx.file()));
     }
@@ -242,7 +230,7 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     collision_group::read(&mut ctx, &prims, &lookup, &mut scene)?;
     // Last, once every value has been read, so the stage holds every layer it loads.
     let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
-    info.layers = crate::input_layers::of(&ctx.stage, path_str, &prim_paths);
+    info.layers = crate::stage::input_layers::of(&ctx.stage, path_str, &prim_paths);
 
     Ok(Imported {
         scene,
@@ -255,32 +243,4 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         rigid_prims,
         warnings: ctx.warnings,
     })
-}
-
-/// Traverses the stage with USD's default predicate (active, loaded, defined,
-/// non-abstract: `class` templates are skipped, their referencing prims are not) and
-/// reads each prim's type and applied schemas once.
-fn summarize(ctx: &Ctx) -> Result<Vec<PrimSummary>, ImportError> {
-    let mut paths = Vec::new();
-    ctx.stage.traverse(usd::PrimPredicate::DEFAULT, |path| paths.push(path.clone())).map_err(|err| {
-        ImportError::Query { at: ctx.prim_loc(&sdf::Path::abs_root()), reason: format!("traversal failed: {err}") }
-    })?;
-    paths
-        .into_iter()
-        .map(|path| {
-            let prim = ctx.prim(&path)?;
-            let type_name = prim
-                .type_name()
-                .map_err(|err| ctx.query_err(&path, None, err))?
-                .map(|t| t.as_str().to_string())
-                .unwrap_or_default();
-            let apis = prim
-                .api_schemas()
-                .map_err(|err| ctx.query_err(&path, None, err))?
-                .iter()
-                .map(|t| t.as_str().to_string())
-                .collect();
-            Ok(PrimSummary { path, type_name, apis })
-        })
-        .collect()
 }

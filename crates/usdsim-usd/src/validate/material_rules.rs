@@ -6,8 +6,8 @@ use openusd::sdf;
 use super::body_rules::SoundBody;
 use super::schema_names::{SimKind, MATERIAL_APIS};
 use super::walk::Walk;
-use crate::attribute_values as av;
-use crate::material_binding;
+use crate::read::material_binding;
+use crate::stage::attribute_values as av;
 
 const YOUNGS: [&str; 2] = ["omniphysics:youngsModulus", "physics:youngsModulus"];
 const POISSON: [&str; 2] = ["omniphysics:poissonsRatio", "physics:poissonsRatio"];

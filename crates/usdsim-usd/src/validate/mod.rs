@@ -28,8 +28,8 @@ use openusd::usd;
 pub use report::{Diagnostic, Report};
 pub use rule::{Rule, Severity, RULES};
 
-use crate::context::Ctx;
-use crate::stage_info;
+use crate::stage::context::Ctx;
+use crate::stage::stage_info;
 
 /// Why a file could not be validated at all (as opposed to a file with findings).
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +66,7 @@ pub fn validate(path: &Path) -> Result<Report, ValidateError> {
     let Some(path_str) = path.to_str() else {
         return Err(unreadable("the path is not valid UTF-8".to_string()));
     };
-    crate::context::guard_reader(|| validate_stage(path, path_str))
+    crate::stage::context::guard_reader(|| validate_stage(path, path_str))
         .unwrap_or_else(|reason| Err(ValidateError::Unparsable { file: path.to_path_buf(), reason }))
 }
 

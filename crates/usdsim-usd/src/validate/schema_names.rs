@@ -1,7 +1,7 @@
 //! Names from the OmniPhysics deformable schema (the seed text) and its AOUSD
 //! `physics:` spelling: API schemas, prim types and attributes, per dialect.
 
-pub(crate) use crate::dialect::Dialect;
+pub(crate) use crate::schema::dialect::Dialect;
 
 /// The kind of simulation API (and so of body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use openusd::sdf;
 use super::body_rules::SoundBody;
 use super::schema_names::{SimKind, MATERIAL_APIS};
 use super::walk::Walk;
-use crate::attribute_values as av;
-use crate::material_binding;
+use crate::read::material_binding;
+use crate::stage::attribute_values as av;
 
 /// Binding relationships a subset may author (physics purpose first).
 const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];

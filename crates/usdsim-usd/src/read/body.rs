@@ -6,16 +6,16 @@ use glam::{DMat4, DVec3};
 use openusd::sdf;
 use usdsim_core::{BendDefault, Body, BodyKind};
 
-use crate::attribute_values::{self, check_indices};
-use crate::context::Ctx;
-use crate::dialect::{Dialect, Names};
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::material_binding;
-use crate::pose;
-use crate::units::Units;
-use crate::usdsim_api;
-use crate::xform::XformCache;
+use crate::read::material_binding;
+use crate::read::pose;
+use crate::read::usdsim_api;
+use crate::schema::dialect::{Dialect, Names};
+use crate::stage::attribute_values::{self, check_indices};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
+use crate::stage::xform::XformCache;
 
 /// The kind of simulation API a prim applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ enum SimApi {
 }
 
 /// The body API a prim applies, if any.
-fn body_api(prim: &PrimSummary) -> Option<Dialect> {
+fn body_api(prim: &PrimInfo) -> Option<Dialect> {
     if prim.has_api("OmniPhysicsDeformableBodyAPI") {
         Some(Dialect::Omni)
     } else if prim.has_api("PhysicsDeformableBodyAPI") {
@@ -38,7 +38,7 @@ fn body_api(prim: &PrimSummary) -> Option<Dialect> {
 }
 
 /// The simulation API a prim applies, if any, and its name for messages.
-fn sim_api(prim: &PrimSummary) -> Option<(SimApi, &'static str)> {
+fn sim_api(prim: &PrimInfo) -> Option<(SimApi, &'static str)> {
     const APIS: [(&str, SimApi); 6] = [
         ("OmniPhysicsVolumeDeformableSimAPI", SimApi::Volume),
         ("OmniPhysicsSurfaceDeformableSimAPI", SimApi::Surface),
@@ -90,7 +90,7 @@ impl BodyScan {
 }
 
 /// Finds the deformable bodies among the traversed prims.
-pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, ImportError> {
+pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, ImportError> {
     let mut bodies = Vec::new();
     let mut subtrees = Vec::new();
     let mut detached = Vec::new();
@@ -103,7 +103,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
         let subtree_end = index + 1 + prims[index + 1..].iter().take_while(|p| p.path.has_prefix(&prim.path)).count();
         for p in &prims[index + 1..subtree_end] {
             if !detached.iter().any(|d: &sdf::Path| p.path.has_prefix(d))
-                && crate::xform::local_xform(ctx, &p.path)?.resets_stack
+                && crate::stage::xform::local_xform(ctx, &p.path)?.resets_stack
             {
                 detached.push(p.path.clone());
             }
@@ -116,7 +116,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
         let sim = if let Some(api) = sim_api(prim) {
             Some((index, prim, api))
         } else {
-            let children: Vec<(usize, &PrimSummary, (SimApi, &'static str))> = prims[index + 1..subtree_end]
+            let children: Vec<(usize, &PrimInfo, (SimApi, &'static str))> = prims[index + 1..subtree_end]
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.path.parent().as_ref() == Some(&prim.path))
@@ -221,7 +221,7 @@ pub(crate) struct ReadBody {
 pub(crate) fn read(
     ctx: &mut Ctx,
     found: &FoundBody,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     xforms: &mut XformCache,
     units: &Units,
 ) -> Result<ReadBody, ImportError> {

@@ -6,13 +6,13 @@ use glam::{DMat4, DVec3, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
-use crate::attribute_values;
-use crate::collider;
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::units::Units;
-use crate::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
+use crate::read::collider;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
+use crate::stage::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
 
 /// A rigid body as imported: the scene entry and where it lives in USD.
 pub(crate) struct ReadRigid {
@@ -42,7 +42,7 @@ pub struct RigidPrim {
 /// Reads every enabled rigid body. `in_body` says which prims belong to a deformable.
 pub(crate) fn read_all(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     in_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
     units: &Units,

@@ -13,9 +13,9 @@ use openusd::sdf;
 use usdsim_core::LinkKinds;
 use usdsim_core::{Model, Plasticity, Springs};
 
-use crate::attribute_values;
-use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
 
 /// The material API's name, as listed in `apiSchemas`.
 pub(crate) const MATERIAL_API: &str = "UsdsimMaterialAPI";

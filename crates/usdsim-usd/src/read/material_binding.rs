@@ -11,12 +11,12 @@
 use openusd::sdf;
 use usdsim_core::{BodyKind, Material, BODY_MATERIAL};
 
-use crate::attribute_values;
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::units::Units;
-use crate::usdsim_api::{self, MaterialExtras};
+use crate::read::usdsim_api::{self, MaterialExtras};
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
 
 /// Binding relationship names, strongest purpose first.
 const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
@@ -231,7 +231,7 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
 /// The table's tearing and plasticity (`UsdsimMaterialAPI`) come index for index.
 pub(crate) fn element_materials(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     sim_index: usize,
     kind: BodyKind,
     element_count: usize,

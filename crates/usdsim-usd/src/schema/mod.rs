@@ -1,0 +1,4 @@
+//! The schema's names and rules in one place, read by the importer, the exporter and
+//! the validator, so that the spellings of the two dialects cannot drift apart.
+
+pub(crate) mod dialect;
