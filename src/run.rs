@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, import_at, Bake, TrackTarget};
+use usdsim_usd::{default_output_path, import_at, Bake};
 
 /// Runs a simulation as `args` describe and prints the summary.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -68,22 +68,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut progress = Progress::new(args.frames, !talk);
     let t1 = Instant::now();
     for frame in 1..=args.frames {
-        // Kinematic bodies follow their authored animation to this frame's time code.
-        for track in &imported.kinematic {
-            let targets = track.at(info.start_time_code + f64::from(frame));
-            solver.set_kinematic_targets(track.body, &targets)?;
-        }
-        // Animated attachment frames and kinematic rigid bodies likewise.
-        for track in &imported.tracks {
-            let m = track.at(info.start_time_code + f64::from(frame));
-            match track.target {
-                TrackTarget::Frame(f) => solver.set_frame_target(f, m.as_mat4())?,
-                TrackTarget::Rigid(r) => {
-                    let (t, q) = usdsim_usd::rigid_pose_of(m);
-                    solver.set_rigid_target(r, t, q)?;
-                }
-            }
-        }
+        // Kinematic bodies, animated attachment frames and kinematic rigid bodies
+        // follow their authored animation to this frame's time code.
+        imported.apply_targets(&mut solver, info.start_time_code + f64::from(frame))?;
         solver.step_frame();
         if let Some(body) = diverged(&solver) {
             progress.finish();

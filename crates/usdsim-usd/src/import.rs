@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use glam::DMat4;
 use openusd::{sdf, usd};
 use usdsim_core::{CollisionObject, Scene};
 
+use crate::binding::{BodyPrim, EmbeddedPrim, RigidPrim};
 use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
 use crate::read::kinematic::KinematicTrack;
@@ -29,64 +29,19 @@ pub struct Imported {
     /// One entry per `scene.embedded` entry, same order: the collision and graphics
     /// meshes that follow a body, written back each frame.
     pub embedded: Vec<EmbeddedPrim>,
-    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]).
+    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]
+    /// and [`Imported::apply_targets`]).
     pub kinematic: Vec<KinematicTrack>,
     /// Animated attachment frames and kinematic rigid bodies: world transforms per time
-    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target`.
+    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target` (applied by
+    /// [`Imported::apply_targets`]).
     pub tracks: Vec<FrameTrack>,
     /// One entry per `scene.rigid_bodies` entry: the rigid body prim's path.
     pub rigid_bodies: Vec<String>,
     /// One entry per `scene.rigid_bodies` entry: what the exporter needs to bake its pose.
-    pub rigid_prims: Vec<rigid_body::RigidPrim>,
+    pub rigid_prims: Vec<RigidPrim>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<String>,
-}
-
-impl Imported {
-    /// World-space positions kinematic body `body` must have at time code `time`, or
-    /// `None` when the body is not kinematic. Exact at integer time codes, linear in
-    /// between, held outside the authored range.
-    pub fn kinematic_targets(&self, body: usize, time: f64) -> Option<Vec<glam::Vec3>> {
-        self.kinematic.iter().find(|k| k.body == body).map(|k| k.at(time))
-    }
-}
-
-/// A collision or graphics mesh embedded in a body, so results can be written back.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EmbeddedPrim {
-    /// The mesh's composed prim path.
-    pub prim_path: String,
-    /// Index into the scene's bodies.
-    pub body: usize,
-    /// The mesh's local-to-world transform at `startTimeCode`.
-    pub world_from_local: DMat4,
-    /// The faces, when the input authored `vertex`/`varying` normals that must be
-    /// recomputed on the deformed mesh; `None` writes no normals.
-    pub normals: Option<FaceTopology>,
-    /// Whether it is an enabled collision mesh (else a graphics mesh).
-    pub collision: bool,
-}
-
-/// A polygon mesh's faces, as USD's `faceVertexCounts` and `faceVertexIndices`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaceTopology {
-    /// Vertices per face.
-    pub counts: Vec<u32>,
-    /// Point index of each face vertex.
-    pub indices: Vec<u32>,
-}
-
-/// Where a body's simulation mesh lives, so results can be written back to it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BodyPrim {
-    /// The simulation mesh's composed prim path (the prim that receives `points`).
-    pub prim_path: String,
-    /// The simulation mesh's full local-to-world transform at `startTimeCode`
-    /// (column-vector convention): world = `world_from_local` * local.
-    pub world_from_local: DMat4,
-    /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
-    /// its state back under the same names.
-    pub dialect: crate::schema::dialect::Dialect,
 }
 
 /// Opens `path` (`.usda`, `.usdc` or `.usdz`; sublayers, references, payloads and
@@ -186,7 +141,7 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         }
     }
     let rigid_paths: Vec<String> = rigid.iter().map(|r| r.path.to_string()).collect();
-    let rigid_prims: Vec<rigid_body::RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
+    let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let read =
         attachment::read(&mut ctx, &prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+mod binding;
 mod error;
 mod export;
 mod import;
@@ -16,11 +17,12 @@ mod schema;
 mod stage;
 pub mod validate;
 
+pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake, Topology};
-pub use import::{import, import_at, BodyPrim, EmbeddedPrim, FaceTopology, Imported};
+pub use import::{import, import_at, Imported};
 pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
-pub use read::rigid_body::{pose_of as rigid_pose_of, RigidPrim};
+pub use read::rigid_body::pose_of as rigid_pose_of;
 pub use schema::dialect::Dialect;
 pub use stage::stage_info::{StageInfo, UpAxis};

@@ -23,9 +23,9 @@ use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
 use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, Solver};
 
+use crate::binding::{FaceTopology, RigidPrim};
 use crate::error::ExportError;
-use crate::import::{FaceTopology, Imported};
-use crate::read::rigid_body::RigidPrim;
+use crate::import::Imported;
 use crate::schema::dialect::Dialect;
 use crate::stage::stage_info::StageInfo;
 

@@ -5,8 +5,8 @@
 use glam::{DMat4, DVec3};
 use usdsim_core::EmbeddedMesh;
 
+use crate::binding::{EmbeddedPrim, FaceTopology};
 use crate::error::ImportError;
-use crate::import::{EmbeddedPrim, FaceTopology};
 use crate::read::pose;
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
