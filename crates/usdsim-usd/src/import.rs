@@ -1,9 +1,9 @@
-//! The import pass: open the composed stage, traverse it once, and build a
+//! The import pass: from the opened stage and its one prim index, build a
 //! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
 
 use std::path::Path;
 
-use openusd::{sdf, usd};
+use openusd::sdf;
 use usdsim_core::{CollisionObject, Scene};
 
 use crate::binding::{BodyPrim, EmbeddedPrim, RigidPrim};
@@ -11,8 +11,8 @@ use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
 use crate::read::kinematic::KinematicTrack;
 use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
-use crate::stage::context::Ctx;
-use crate::stage::prim_index::PrimIndex;
+use crate::stage::context::guard_reader;
+use crate::stage::input_stage::InputStage;
 use crate::stage::stage_info::{self, StageInfo};
 use crate::stage::units::Units;
 use crate::stage::xform::XformCache;
@@ -62,29 +62,21 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
 /// bake (which holds its state, varying topology and plastic rest shape included, as
 /// time samples).
 pub fn import_at(path: &Path, start: Option<f64>) -> Result<Imported, ImportError> {
-    if let Err(err) = std::fs::metadata(path).and_then(|m| {
-        if m.is_file() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other("not a regular file"))
-        }
-    }) {
-        return Err(ImportError::Unreadable { file: path.to_path_buf(), reason: err.to_string() });
-    }
-    let Some(path_str) = path.to_str() else {
-        return Err(ImportError::Unreadable {
-            file: path.to_path_buf(),
-            reason: "the path is not valid UTF-8".to_string(),
-        });
-    };
-    crate::stage::context::guard_reader(|| import_stage(path, path_str, start))
-        .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: path.to_path_buf(), reason }))
+    InputStage::open(path)?.import(start)
 }
 
-fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Imported, ImportError> {
-    let stage = usd::Stage::open(path_str)
-        .map_err(|err| ImportError::Unparsable { file: path.to_path_buf(), reason: err.to_string() })?;
-    let mut ctx = Ctx::new(stage, path);
+impl InputStage {
+    /// Imports the opened stage, read at time code `start` when given (see
+    /// [`import_at`]), else at its `startTimeCode`. Reuses the stage and prim index of
+    /// [`InputStage::open`], so validating first costs no second traversal.
+    pub fn import(&self, start: Option<f64>) -> Result<Imported, ImportError> {
+        guard_reader(|| import_stage(self, start))
+            .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: self.path.clone(), reason }))
+    }
+}
+
+fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, ImportError> {
+    let mut ctx = input.context();
     let mut info = stage_info::read(&mut ctx);
     if let Some(start) = start {
         info.start_time_code = start;
@@ -92,8 +84,8 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     ctx.time = info.start_time_code;
     let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
 
-    let mut prims = PrimIndex::build(&ctx).map_err(|err| err.into_import_error(&ctx))?;
-    if let Some(err) = prims.take_query_error() {
+    let prims = input.prims.as_ref().map_err(|err| err.to_import_error(&ctx))?;
+    if let Some(err) = prims.query_error(&ctx) {
         return Err(err);
     }
     for diagnostic in ctx.stage.composition_errors() {
@@ -101,13 +93,13 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     }
 
     let mut xforms = XformCache::default();
-    let scan = body::scan(&mut ctx, &prims)?;
+    let scan = body::scan(&mut ctx, prims)?;
     let mut scene = Scene::default();
     let mut body_prims = Vec::with_capacity(scan.bodies.len());
     let mut embedded_prims = Vec::new();
     let mut kinematic_tracks = Vec::new();
     for (index, found) in scan.bodies.iter().enumerate() {
-        let read = body::read(&mut ctx, found, &prims, &mut xforms, &units)?;
+        let read = body::read(&mut ctx, found, prims, &mut xforms, &units)?;
         if read.body.kinematic {
             kinematic_tracks.push(kinematic::read(&mut ctx, found, index, info.start_time_code)?);
         }
@@ -127,9 +119,9 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     if scene.bodies.is_empty() {
         ctx.warn(&sdf::Path::abs_root(), None, "the stage has no deformable bodies");
     }
-    scene.colliders = collider::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms)?;
+    scene.colliders = collider::read_all(&mut ctx, prims, &|path| scan.in_body(path), &mut xforms)?;
     let lookup = body::lookup(&scan.bodies);
-    let rigid = rigid_body::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms, &units)?;
+    let rigid = rigid_body::read_all(&mut ctx, prims, &|path| scan.in_body(path), &mut xforms, &units)?;
     let mut rigid_worlds = Vec::with_capacity(rigid.len());
     let mut tracks = Vec::new();
     for (i, r) in rigid.iter().enumerate() {
@@ -144,7 +136,7 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let read =
-        attachment::read(&mut ctx, &prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
+        attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
     scene.attachments = read.attachments;
     scene.pins = read.pins;
     scene.frames = read.frames;
@@ -182,10 +174,10 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         }
     }
     // Collision groups, filtered pairs and element filters (`collision_group.rs`).
-    collision_group::read(&mut ctx, &prims, &lookup, &mut scene)?;
+    collision_group::read(&mut ctx, prims, &lookup, &mut scene)?;
     // Last, once every value has been read, so the stage holds every layer it loads.
     let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
-    info.layers = crate::stage::input_layers::of(&ctx.stage, path_str, &prim_paths);
+    info.layers = crate::stage::input_layers::of(&ctx.stage, &input.path_str, &prim_paths);
 
     Ok(Imported {
         scene,

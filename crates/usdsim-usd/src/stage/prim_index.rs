@@ -51,7 +51,7 @@ pub(crate) enum IndexError {
         reason: String,
         /// The first failed type or schema query before this prim (the importer, which
         /// reads strictly, stops there first).
-        earlier: Option<Box<ImportError>>,
+        earlier: Option<(sdf::Path, String)>,
     },
 }
 
@@ -62,8 +62,8 @@ pub(crate) struct PrimIndex {
     by_path: HashMap<String, usize>,
     /// The first type or applied-schema query that failed. The validator reads such a
     /// prim as untyped / without schemas; the importer refuses the stage
-    /// ([`PrimIndex::take_query_error`]).
-    query_error: Option<ImportError>,
+    /// ([`PrimIndex::query_error`]). Path and openusd's explanation.
+    query_error: Option<(sdf::Path, String)>,
 }
 
 impl std::ops::Deref for PrimIndex {
@@ -78,31 +78,29 @@ impl PrimIndex {
     /// Traverses the stage with USD's default predicate (active, loaded, defined,
     /// non-abstract: `class` templates are skipped, their referencing prims are not) and
     /// reads each prim's type, applied schemas and authored property names once.
-    pub fn build(ctx: &Ctx) -> Result<PrimIndex, IndexError> {
+    pub fn build(stage: &usd::Stage) -> Result<PrimIndex, IndexError> {
         let mut paths = Vec::new();
-        ctx.stage
+        stage
             .traverse(usd::PrimPredicate::DEFAULT, |path| paths.push(path.clone()))
             .map_err(|err| IndexError::Traversal(err.to_string()))?;
         let mut prims = Vec::with_capacity(paths.len());
         let mut query_error = None;
         for path in paths {
-            let prim = match ctx.stage.prim(path.clone()) {
+            let prim = match stage.prim(path.clone()) {
                 Ok(prim) => prim,
-                Err(err) => {
-                    return Err(IndexError::Prim { path, reason: err.to_string(), earlier: query_error.map(Box::new) })
-                }
+                Err(err) => return Err(IndexError::Prim { path, reason: err.to_string(), earlier: query_error }),
             };
             let type_name = match prim.type_name() {
                 Ok(t) => t.map(|t| t.as_str().to_string()).unwrap_or_default(),
                 Err(err) => {
-                    query_error.get_or_insert_with(|| ctx.query_err(&path, None, err));
+                    query_error.get_or_insert_with(|| (path.clone(), err.to_string()));
                     String::new()
                 }
             };
             let apis = match prim.api_schemas() {
                 Ok(apis) => apis.iter().map(|t| t.as_str().to_string()).collect(),
                 Err(err) => {
-                    query_error.get_or_insert_with(|| ctx.query_err(&path, None, err));
+                    query_error.get_or_insert_with(|| (path.clone(), err.to_string()));
                     Vec::new()
                 }
             };
@@ -115,10 +113,9 @@ impl PrimIndex {
     }
 
     /// For the importer, which reads strictly: the first failed type or schema query,
-    /// which must stop the import instead of reading the prim as untyped. Taken, so a
-    /// second call gives `None`.
-    pub fn take_query_error(&mut self) -> Option<ImportError> {
-        self.query_error.take()
+    /// which must stop the import instead of reading the prim as untyped.
+    pub fn query_error(&self, ctx: &Ctx) -> Option<ImportError> {
+        self.query_error.as_ref().map(|(path, reason)| ctx.query_err(path, None, reason))
     }
 
     /// The index of the traversed prim at `path`.
@@ -136,20 +133,21 @@ impl PrimIndex {
 
 impl IndexError {
     /// The importer's error for it.
-    pub fn into_import_error(self, ctx: &Ctx) -> ImportError {
+    pub fn to_import_error(&self, ctx: &Ctx) -> ImportError {
         match self {
             IndexError::Traversal(reason) => ImportError::Query {
                 at: ctx.prim_loc(&sdf::Path::abs_root()),
                 reason: format!("traversal failed: {reason}"),
             },
-            IndexError::Prim { path, reason, earlier } => {
-                earlier.map_or_else(|| ctx.query_err(&path, None, reason), |err| *err)
-            }
+            IndexError::Prim { path, reason, earlier } => match earlier {
+                Some((path, reason)) => ctx.query_err(path, None, reason),
+                None => ctx.query_err(path, None, reason),
+            },
         }
     }
 
     /// The validator's explanation of why the file cannot be validated.
-    pub fn validator_reason(self) -> String {
+    pub fn validator_reason(&self) -> String {
         match self {
             IndexError::Traversal(reason) => format!("traversal failed: {reason}"),
             IndexError::Prim { path, reason, .. } => format!("{path}: {reason}"),

@@ -1,5 +1,5 @@
-//! The validator's view of a composed stage: every traversed prim with its type,
-//! applied schemas and authored property names, read once, plus the findings so far.
+//! The validator's view of a composed stage: the one prim index of the opened stage
+//! (shared with the importer), the validator's own context, and the findings so far.
 
 use openusd::sdf;
 
@@ -9,17 +9,16 @@ use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimIndex;
 
 /// The stage, its prims in traversal order, and the findings.
-pub(crate) struct Walk {
+pub(crate) struct Walk<'a> {
     pub ctx: Ctx,
-    pub prims: PrimIndex,
+    pub prims: &'a PrimIndex,
     diagnostics: Vec<(usize, Diagnostic)>,
 }
 
-impl Walk {
-    /// Traverses the stage once ([`PrimIndex::build`]) and starts with no findings.
-    pub fn new(ctx: Ctx) -> Result<Walk, String> {
-        let prims = PrimIndex::build(&ctx).map_err(|err| err.validator_reason())?;
-        Ok(Walk { ctx, prims, diagnostics: Vec::new() })
+impl<'a> Walk<'a> {
+    /// Starts with no findings, over the prims of the one traversal.
+    pub fn new(ctx: Ctx, prims: &'a PrimIndex) -> Walk<'a> {
+        Walk { ctx, prims, diagnostics: Vec::new() }
     }
 
     /// The index of the traversed prim at `path`.
