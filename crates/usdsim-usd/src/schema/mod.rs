@@ -2,3 +2,5 @@
 //! the validator, so that the spellings of the two dialects cannot drift apart.
 
 pub(crate) mod dialect;
+pub(crate) mod material;
+pub(crate) mod names;

@@ -4,8 +4,9 @@
 
 use openusd::sdf;
 
-use super::schema_names::{Dialect, SimKind, BODY_APIS, SIM_APIS};
 use super::walk::Walk;
+use crate::schema::dialect::Dialect;
+use crate::schema::names::{SimKind, BODY_APIS, SIM_APIS};
 use crate::stage::attribute_values;
 use crate::stage::prim_index::PrimInfo;
 

@@ -7,8 +7,8 @@ use glam::DVec3;
 use openusd::sdf;
 
 use super::body_rules::SoundBody;
-use super::schema_names::SimKind;
 use super::walk::Walk;
+use crate::schema::names::SimKind;
 use crate::stage::attribute_values as av;
 
 /// Reports the first non-finite entry of `values` (DB104). Returns whether all are finite.

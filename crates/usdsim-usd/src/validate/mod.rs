@@ -15,7 +15,6 @@ mod owner_rules;
 mod pose_rules;
 pub mod report;
 pub mod rule;
-mod schema_names;
 mod subset_rules;
 mod typo_rules;
 mod usdsim_rules;

@@ -2,10 +2,10 @@
 //! `OmniPhysics*` and `Usdsim*` schema names the schemas do not define are most likely
 //! typos, reported with the closest known name.
 
-use super::schema_names::{
+use super::walk::Walk;
+use crate::schema::names::{
     usdsim_attributes, OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES, USDSIM_API_SCHEMAS,
 };
-use super::walk::Walk;
 
 /// Edit distance (insertions, deletions, substitutions), case-sensitive.
 fn distance(a: &str, b: &str) -> usize {

@@ -5,8 +5,8 @@
 
 use openusd::sdf;
 
-use super::schema_names::{USDSIM_BODY_API, USDSIM_BODY_ATTRIBUTES, USDSIM_MATERIAL_API, USDSIM_MATERIAL_ATTRIBUTES};
 use super::walk::Walk;
+use crate::schema::names::{USDSIM_BODY_API, USDSIM_BODY_ATTRIBUTES, USDSIM_MATERIAL_API, USDSIM_MATERIAL_ATTRIBUTES};
 use crate::stage::attribute_values as av;
 
 /// Allowed `usdsim:model` tokens.

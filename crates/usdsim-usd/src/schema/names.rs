@@ -1,13 +1,18 @@
 //! Names from the OmniPhysics deformable schema (the seed text) and its AOUSD
-//! `physics:` spelling: API schemas, prim types and attributes, per dialect.
+//! `physics:` spelling: API schemas, prim types and attributes, per dialect, and our
+//! `usdsim:` extension's. The importer finds bodies with [`BODY_APIS`] and
+//! [`SIM_APIS`]; the validator checks them and flags names outside these lists.
 
-pub(crate) use crate::schema::dialect::Dialect;
+use super::dialect::Dialect;
 
 /// The kind of simulation API (and so of body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SimKind {
+    /// A `TetMesh` (volume body).
     Volume,
+    /// A triangle `Mesh` (surface body).
     Surface,
+    /// `BasisCurves` (cables): in the schema, not simulated yet.
     Curves,
 }
 
@@ -34,17 +39,6 @@ pub(crate) const SIM_APIS: [(&str, SimKind); 6] = [
     ("PhysicsVolumeDeformableSimAPI", SimKind::Volume),
     ("PhysicsSurfaceDeformableSimAPI", SimKind::Surface),
     ("PhysicsCurvesDeformableSimAPI", SimKind::Curves),
-];
-
-/// Deformable material APIs (either dialect).
-pub(crate) const MATERIAL_APIS: [&str; 7] = [
-    "PhysicsCurvesDeformableMaterialAPI",
-    "OmniPhysicsDeformableMaterialAPI",
-    "OmniPhysicsSurfaceDeformableMaterialAPI",
-    "OmniPhysicsCurvesDeformableMaterialAPI",
-    "PhysicsDeformableMaterialAPI",
-    "PhysicsVolumeDeformableMaterialAPI",
-    "PhysicsSurfaceDeformableMaterialAPI",
 ];
 
 /// Every `OmniPhysics*` API schema the schema defines.
