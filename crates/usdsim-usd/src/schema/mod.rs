@@ -4,3 +4,4 @@
 pub(crate) mod dialect;
 pub(crate) mod material;
 pub(crate) mod names;
+pub(crate) mod usdsim;
