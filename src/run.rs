@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, import_at, Bake, TrackTarget};
+use usdsim_usd::{default_output_path, Bake, InputStage};
 
 /// Runs a simulation as `args` describe and prints the summary.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -21,8 +21,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let output = args.output.clone().unwrap_or_else(|| default_output_path(&args.input));
 
     let t0 = Instant::now();
-    check_before_run(args)?;
-    let mut imported = import_at(&args.input, args.start_time)?;
+    // Opened and traversed once: the validator and the importer read the same stage.
+    let input = InputStage::open(&args.input)?;
+    let input = if check_before_run(args, &input)? { input } else { InputStage::open(&args.input)? };
+    let mut imported = input.import(args.start_time)?;
     let import_s = t0.elapsed().as_secs_f64();
     let mut warnings = imported.warnings.clone();
     warnings.extend(apply_overrides(args, &mut imported.scene));
@@ -68,22 +70,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut progress = Progress::new(args.frames, !talk);
     let t1 = Instant::now();
     for frame in 1..=args.frames {
-        // Kinematic bodies follow their authored animation to this frame's time code.
-        for track in &imported.kinematic {
-            let targets = track.at(info.start_time_code + f64::from(frame));
-            solver.set_kinematic_targets(track.body, &targets)?;
-        }
-        // Animated attachment frames and kinematic rigid bodies likewise.
-        for track in &imported.tracks {
-            let m = track.at(info.start_time_code + f64::from(frame));
-            match track.target {
-                TrackTarget::Frame(f) => solver.set_frame_target(f, m.as_mat4())?,
-                TrackTarget::Rigid(r) => {
-                    let (t, q) = usdsim_usd::rigid_pose_of(m);
-                    solver.set_rigid_target(r, t, q)?;
-                }
-            }
-        }
+        // Kinematic bodies, animated attachment frames and kinematic rigid bodies
+        // follow their authored animation to this frame's time code.
+        imported.apply_targets(&mut solver, info.start_time_code + f64::from(frame))?;
         solver.step_frame();
         if let Some(body) = diverged(&solver) {
             progress.finish();
@@ -226,10 +215,12 @@ pub(crate) const DEFAULT_PLASTIC_RATE: f32 = 1.0;
 
 /// Runs `usdsim validate`'s rules first: errors stop the run (all of them printed,
 /// then one summary error), warnings are printed unless `--quiet`. A file the
-/// validator cannot read is left to the importer, which reports it.
-fn check_before_run(args: &RunArgs) -> Result<()> {
-    let Ok(report) = usdsim_usd::validate::validate(&args.input) else {
-        return Ok(());
+/// validator cannot read is left to the importer, which reports it; then `Ok(false)`
+/// says the validator failed midway, so the importer gets a freshly opened stage
+/// rather than one a failed pass may have left half-read.
+fn check_before_run(args: &RunArgs, input: &InputStage) -> Result<bool> {
+    let Ok(report) = input.validate() else {
+        return Ok(false);
     };
     for diagnostic in &report.diagnostics {
         if diagnostic.severity == Severity::Error || !args.quiet {
@@ -243,7 +234,7 @@ fn check_before_run(args: &RunArgs) -> Result<()> {
             report.errors()
         );
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Hands the solver's current state (bodies, topology, rest state, rigid bodies) to

@@ -1,20 +1,21 @@
-//! The import pass: open the composed stage, traverse it once, and build a
+//! The import pass: from the opened stage and its one prim index, build a
 //! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
 
 use std::path::Path;
 
-use glam::DMat4;
-use openusd::{sdf, usd};
+use openusd::sdf;
 use usdsim_core::{CollisionObject, Scene};
 
-use crate::attachment::{FrameTrack, TrackTarget};
-use crate::context::Ctx;
+use crate::binding::{BodyPrim, EmbeddedPrim, RigidPrim};
 use crate::error::ImportError;
-use crate::kinematic::KinematicTrack;
-use crate::stage_info::{self, StageInfo};
-use crate::units::Units;
-use crate::xform::XformCache;
-use crate::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
+use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::kinematic::KinematicTrack;
+use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
+use crate::stage::context::guard_reader;
+use crate::stage::input_stage::InputStage;
+use crate::stage::stage_info::{self, StageInfo};
+use crate::stage::units::Units;
+use crate::stage::xform::XformCache;
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -28,80 +29,19 @@ pub struct Imported {
     /// One entry per `scene.embedded` entry, same order: the collision and graphics
     /// meshes that follow a body, written back each frame.
     pub embedded: Vec<EmbeddedPrim>,
-    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]).
+    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]
+    /// and [`Imported::apply_targets`]).
     pub kinematic: Vec<KinematicTrack>,
     /// Animated attachment frames and kinematic rigid bodies: world transforms per time
-    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target`.
+    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target` (applied by
+    /// [`Imported::apply_targets`]).
     pub tracks: Vec<FrameTrack>,
     /// One entry per `scene.rigid_bodies` entry: the rigid body prim's path.
     pub rigid_bodies: Vec<String>,
     /// One entry per `scene.rigid_bodies` entry: what the exporter needs to bake its pose.
-    pub rigid_prims: Vec<rigid_body::RigidPrim>,
+    pub rigid_prims: Vec<RigidPrim>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<String>,
-}
-
-impl Imported {
-    /// World-space positions kinematic body `body` must have at time code `time`, or
-    /// `None` when the body is not kinematic. Exact at integer time codes, linear in
-    /// between, held outside the authored range.
-    pub fn kinematic_targets(&self, body: usize, time: f64) -> Option<Vec<glam::Vec3>> {
-        self.kinematic.iter().find(|k| k.body == body).map(|k| k.at(time))
-    }
-}
-
-/// A collision or graphics mesh embedded in a body, so results can be written back.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EmbeddedPrim {
-    /// The mesh's composed prim path.
-    pub prim_path: String,
-    /// Index into the scene's bodies.
-    pub body: usize,
-    /// The mesh's local-to-world transform at `startTimeCode`.
-    pub world_from_local: DMat4,
-    /// The faces, when the input authored `vertex`/`varying` normals that must be
-    /// recomputed on the deformed mesh; `None` writes no normals.
-    pub normals: Option<FaceTopology>,
-    /// Whether it is an enabled collision mesh (else a graphics mesh).
-    pub collision: bool,
-}
-
-/// A polygon mesh's faces, as USD's `faceVertexCounts` and `faceVertexIndices`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaceTopology {
-    /// Vertices per face.
-    pub counts: Vec<u32>,
-    /// Point index of each face vertex.
-    pub indices: Vec<u32>,
-}
-
-/// Where a body's simulation mesh lives, so results can be written back to it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BodyPrim {
-    /// The simulation mesh's composed prim path (the prim that receives `points`).
-    pub prim_path: String,
-    /// The simulation mesh's full local-to-world transform at `startTimeCode`
-    /// (column-vector convention): world = `world_from_local` * local.
-    pub world_from_local: DMat4,
-    /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
-    /// its state back under the same names.
-    pub dialect: crate::dialect::Dialect,
-}
-
-/// What the importer needs to know about each traversed prim, read once.
-pub(crate) struct PrimSummary {
-    pub path: sdf::Path,
-    /// Composed `typeName` (empty when untyped).
-    pub type_name: String,
-    /// Composed applied API schemas, instance names included (`Foo:bar`).
-    pub apis: Vec<String>,
-}
-
-impl PrimSummary {
-    /// Whether the prim applies the single-apply API `name`.
-    pub fn has_api(&self, name: &str) -> bool {
-        self.apis.iter().any(|api| api == name)
-    }
 }
 
 /// Opens `path` (`.usda`, `.usdc` or `.usdz`; sublayers, references, payloads and
@@ -122,29 +62,21 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
 /// bake (which holds its state, varying topology and plastic rest shape included, as
 /// time samples).
 pub fn import_at(path: &Path, start: Option<f64>) -> Result<Imported, ImportError> {
-    if let Err(err) = std::fs::metadata(path).and_then(|m| {
-        if m.is_file() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other("not a regular file"))
-        }
-    }) {
-        return Err(ImportError::Unreadable { file: path.to_path_buf(), reason: err.to_string() });
-    }
-    let Some(path_str) = path.to_str() else {
-        return Err(ImportError::Unreadable {
-            file: path.to_path_buf(),
-            reason: "the path is not valid UTF-8".to_string(),
-        });
-    };
-    crate::context::guard_reader(|| import_stage(path, path_str, start))
-        .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: path.to_path_buf(), reason }))
+    InputStage::open(path)?.import(start)
 }
 
-fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Imported, ImportError> {
-    let stage = usd::Stage::open(path_str)
-        .map_err(|err| ImportError::Unparsable { file: path.to_path_buf(), reason: err.to_string() })?;
-    let mut ctx = Ctx::new(stage, path);
+impl InputStage {
+    /// Imports the opened stage, read at time code `start` when given (see
+    /// [`import_at`]), else at its `startTimeCode`. Reuses the stage and prim index of
+    /// [`InputStage::open`], so validating first costs no second traversal.
+    pub fn import(&self, start: Option<f64>) -> Result<Imported, ImportError> {
+        guard_reader(|| import_stage(self, start))
+            .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: self.path.clone(), reason }))
+    }
+}
+
+fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, ImportError> {
+    let mut ctx = input.context();
     let mut info = stage_info::read(&mut ctx);
     if let Some(start) = start {
         info.start_time_code = start;
@@ -152,19 +84,22 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     ctx.time = info.start_time_code;
     let units = Units { meters_per_unit: info.meters_per_unit, kilograms_per_unit: info.kilograms_per_unit };
 
-    let prims = summarize(&ctx)?;
+    let prims = input.prims.as_ref().map_err(|err| err.to_import_error(&ctx))?;
+    if let Some(err) = prims.query_error(&ctx) {
+        return Err(err);
+    }
     for diagnostic in ctx.stage.composition_errors() {
         ctx.warnings.push(format!("{}: composition: {diagnostic}", ctx.file()));
     }
 
     let mut xforms = XformCache::default();
-    let scan = body::scan(&mut ctx, &prims)?;
+    let scan = body::scan(&mut ctx, prims)?;
     let mut scene = Scene::default();
     let mut body_prims = Vec::with_capacity(scan.bodies.len());
     let mut embedded_prims = Vec::new();
     let mut kinematic_tracks = Vec::new();
     for (index, found) in scan.bodies.iter().enumerate() {
-        let read = body::read(&mut ctx, found, &prims, &mut xforms, &units)?;
+        let read = body::read(&mut ctx, found, prims, &mut xforms, &units)?;
         if read.body.kinematic {
             kinematic_tracks.push(kinematic::read(&mut ctx, found, index, info.start_time_code)?);
         }
@@ -184,9 +119,9 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
     if scene.bodies.is_empty() {
         ctx.warn(&sdf::Path::abs_root(), None, "the stage has no deformable bodies");
     }
-    scene.colliders = collider::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms)?;
+    scene.colliders = collider::read_all(&mut ctx, prims, &|path| scan.in_body(path), &mut xforms)?;
     let lookup = body::lookup(&scan.bodies);
-    let rigid = rigid_body::read_all(&mut ctx, &prims, &|path| scan.in_body(path), &mut xforms, &units)?;
+    let rigid = rigid_body::read_all(&mut ctx, prims, &|path| scan.in_body(path), &mut xforms, &units)?;
     let mut rigid_worlds = Vec::with_capacity(rigid.len());
     let mut tracks = Vec::new();
     for (i, r) in rigid.iter().enumerate() {
@@ -198,10 +133,10 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         }
     }
     let rigid_paths: Vec<String> = rigid.iter().map(|r| r.path.to_string()).collect();
-    let rigid_prims: Vec<rigid_body::RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
+    let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let read =
-        attachment::read(&mut ctx, &prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
+        attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
     scene.attachments = read.attachments;
     scene.pins = read.pins;
     scene.frames = read.frames;
@@ -239,10 +174,10 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         }
     }
     // Collision groups, filtered pairs and element filters (`collision_group.rs`).
-    collision_group::read(&mut ctx, &prims, &lookup, &mut scene)?;
+    collision_group::read(&mut ctx, prims, &lookup, &mut scene)?;
     // Last, once every value has been read, so the stage holds every layer it loads.
     let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
-    info.layers = crate::input_layers::of(&ctx.stage, path_str, &prim_paths);
+    info.layers = crate::stage::input_layers::of(&ctx.stage, &input.path_str, &prim_paths);
 
     Ok(Imported {
         scene,
@@ -255,32 +190,4 @@ fn import_stage(path: &Path, path_str: &str, start: Option<f64>) -> Result<Impor
         rigid_prims,
         warnings: ctx.warnings,
     })
-}
-
-/// Traverses the stage with USD's default predicate (active, loaded, defined,
-/// non-abstract: `class` templates are skipped, their referencing prims are not) and
-/// reads each prim's type and applied schemas once.
-fn summarize(ctx: &Ctx) -> Result<Vec<PrimSummary>, ImportError> {
-    let mut paths = Vec::new();
-    ctx.stage.traverse(usd::PrimPredicate::DEFAULT, |path| paths.push(path.clone())).map_err(|err| {
-        ImportError::Query { at: ctx.prim_loc(&sdf::Path::abs_root()), reason: format!("traversal failed: {err}") }
-    })?;
-    paths
-        .into_iter()
-        .map(|path| {
-            let prim = ctx.prim(&path)?;
-            let type_name = prim
-                .type_name()
-                .map_err(|err| ctx.query_err(&path, None, err))?
-                .map(|t| t.as_str().to_string())
-                .unwrap_or_default();
-            let apis = prim
-                .api_schemas()
-                .map_err(|err| ctx.query_err(&path, None, err))?
-                .iter()
-                .map(|t| t.as_str().to_string())
-                .collect();
-            Ok(PrimSummary { path, type_name, apis })
-        })
-        .collect()
 }

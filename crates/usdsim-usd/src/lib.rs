@@ -8,34 +8,22 @@
 
 #![warn(missing_docs)]
 
-mod attachment;
-mod attribute_values;
-mod body;
-mod collider;
-mod collision_group;
-mod context;
-mod dialect;
-mod embedded;
+mod binding;
 mod error;
 mod export;
 mod import;
-mod input_layers;
-mod kinematic;
-mod material_binding;
-mod physics_scene;
-mod pose;
-mod rigid_body;
-mod stage_info;
-mod units;
-mod usdsim_api;
+mod read;
+mod schema;
+mod stage;
 pub mod validate;
-mod xform;
 
-pub use attachment::{FrameTrack, TrackTarget};
-pub use dialect::Dialect;
+pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake, Topology};
-pub use import::{import, import_at, BodyPrim, EmbeddedPrim, FaceTopology, Imported};
-pub use kinematic::KinematicTrack;
-pub use rigid_body::{pose_of as rigid_pose_of, RigidPrim};
-pub use stage_info::{StageInfo, UpAxis};
+pub use import::{import, import_at, Imported};
+pub use read::attachment::{FrameTrack, TrackTarget};
+pub use read::kinematic::KinematicTrack;
+pub use read::rigid_body::pose_of as rigid_pose_of;
+pub use schema::dialect::Dialect;
+pub use stage::input_stage::InputStage;
+pub use stage::stage_info::{StageInfo, UpAxis};

@@ -9,7 +9,7 @@ use openusd::sdf;
 use super::body_rules::SoundBody;
 use super::mesh_rules::check_finite;
 use super::walk::Walk;
-use crate::attribute_values as av;
+use crate::stage::attribute_values as av;
 
 /// The two spellings of attachments and filters: prim type prefix and attribute
 /// namespace (`OmniPhysicsVtxVtxAttachment` with `omniphysics:src0`, or the AOUSD

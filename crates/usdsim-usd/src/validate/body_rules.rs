@@ -4,9 +4,11 @@
 
 use openusd::sdf;
 
-use super::schema_names::{Dialect, SimKind, BODY_APIS, SIM_APIS};
-use super::walk::{PrimInfo, Walk};
-use crate::attribute_values;
+use super::walk::Walk;
+use crate::schema::dialect::Dialect;
+use crate::schema::names::{SimKind, BODY_APIS, SIM_APIS};
+use crate::stage::attribute_values;
+use crate::stage::prim_index::PrimInfo;
 
 /// A deformable body with exactly one simulation mesh of the right type in the right
 /// place.

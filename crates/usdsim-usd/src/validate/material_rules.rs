@@ -4,37 +4,20 @@
 use openusd::sdf;
 
 use super::body_rules::SoundBody;
-use super::schema_names::{SimKind, MATERIAL_APIS};
 use super::walk::Walk;
-use crate::attribute_values as av;
-use crate::material_binding;
-
-const YOUNGS: [&str; 2] = ["omniphysics:youngsModulus", "physics:youngsModulus"];
-const POISSON: [&str; 2] = ["omniphysics:poissonsRatio", "physics:poissonsRatio"];
-const THICKNESS: [&str; 2] = ["omniphysics:surfaceThickness", "physics:thickness"];
-const NON_NEGATIVE: [&str; 16] = [
-    "omniphysics:density",
-    "physics:density",
-    "omniphysics:surfaceThickness",
-    "physics:thickness",
-    "omniphysics:surfaceStretchStiffness",
-    "physics:stretchStiffness",
-    "omniphysics:surfaceShearStiffness",
-    "physics:shearStiffness",
-    "omniphysics:surfaceBendStiffness",
-    "physics:bendStiffness",
-    "omniphysics:dynamicFriction",
-    "physics:dynamicFriction",
-    "omniphysics:staticFriction",
-    "physics:staticFriction",
-    "physxDeformableMaterial:elasticityDamping",
-    "physxDeformableMaterial:bendDamping",
-];
+use crate::read::material_binding;
+use crate::schema::material::{is_any_deformable_api, names_checked_by, Check, THICKNESS};
+use crate::schema::names::SimKind;
+use crate::stage::attribute_values as av;
 
 /// Runs the material rules.
 pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
-    let mut materials: Vec<sdf::Path> =
-        walk.prims.iter().filter(|p| MATERIAL_APIS.iter().any(|api| p.has_api(api))).map(|p| p.path.clone()).collect();
+    let mut materials: Vec<sdf::Path> = walk
+        .prims
+        .iter()
+        .filter(|p| p.apis.iter().any(|api| is_any_deformable_api(api)))
+        .map(|p| p.path.clone())
+        .collect();
     let mut bound = Vec::with_capacity(bodies.len());
     for body in bodies {
         let sim = walk.prims[body.sim].path.clone();
@@ -73,7 +56,8 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
             );
             continue;
         };
-        let has_api = walk.find(&material).is_some_and(|i| MATERIAL_APIS.iter().any(|api| walk.prims[i].has_api(api)));
+        let has_api =
+            walk.find(&material).is_some_and(|i| walk.prims[i].apis.iter().any(|api| is_any_deformable_api(api)));
         if !has_api {
             walk.report(
                 "DB305",
@@ -83,12 +67,12 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
             );
         }
         if body.kind == SimKind::Surface {
-            let thickness = THICKNESS.iter().find_map(|name| walk.read(&material, name, av::f64_value));
+            let thickness = THICKNESS.names.iter().find_map(|name| walk.read(&material, name, av::f64_value));
             if !thickness.is_some_and(|t| t > 0.0) {
                 walk.report(
                     "DB303",
                     &material,
-                    Some(THICKNESS[0]),
+                    Some(THICKNESS.names[0]),
                     format!("surface body {sim} is bound to a material without a positive thickness; the default (1 mm) is used"),
                 );
             }
@@ -98,14 +82,14 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
 
 /// DB301, DB302, DB304 on one material prim.
 fn check_values(walk: &mut Walk, material: &sdf::Path) {
-    for name in YOUNGS {
+    for name in names_checked_by(Check::PositiveFinite) {
         if let Some(e) = walk.read(material, name, av::f64_value) {
             if !(e.is_finite() && e > 0.0) {
                 walk.report("DB301", material, Some(name), format!("found {e}; expected a finite Young's modulus > 0"));
             }
         }
     }
-    for name in POISSON {
+    for name in names_checked_by(Check::PoissonRatio) {
         if let Some(nu) = walk.read(material, name, av::f64_value) {
             if !(nu.is_finite() && (0.0..0.5).contains(&nu)) {
                 walk.report(
@@ -117,7 +101,7 @@ fn check_values(walk: &mut Walk, material: &sdf::Path) {
             }
         }
     }
-    for name in NON_NEGATIVE {
+    for name in names_checked_by(Check::NonNegative) {
         if let Some(v) = walk.read(material, name, av::f64_value) {
             if !(v.is_finite() && v >= 0.0) {
                 walk.report("DB304", material, Some(name), format!("found {v}; expected a finite, non-negative value"));

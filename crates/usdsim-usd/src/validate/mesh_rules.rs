@@ -7,9 +7,9 @@ use glam::DVec3;
 use openusd::sdf;
 
 use super::body_rules::SoundBody;
-use super::schema_names::SimKind;
 use super::walk::Walk;
-use crate::attribute_values as av;
+use crate::schema::names::SimKind;
+use crate::stage::attribute_values as av;
 
 /// Reports the first non-finite entry of `values` (DB104). Returns whether all are finite.
 pub(crate) fn check_finite(walk: &mut Walk, prim: &sdf::Path, name: &str, values: &[DVec3]) -> bool {

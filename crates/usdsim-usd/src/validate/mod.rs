@@ -15,7 +15,6 @@ mod owner_rules;
 mod pose_rules;
 pub mod report;
 pub mod rule;
-mod schema_names;
 mod subset_rules;
 mod typo_rules;
 mod usdsim_rules;
@@ -23,13 +22,13 @@ mod walk;
 
 use std::path::{Path, PathBuf};
 
-use openusd::usd;
-
 pub use report::{Diagnostic, Report};
 pub use rule::{Rule, Severity, RULES};
 
-use crate::context::Ctx;
-use crate::stage_info;
+use crate::error::ImportError;
+use crate::stage::context::guard_reader;
+use crate::stage::input_stage::InputStage;
+use crate::stage::stage_info;
 
 /// Why a file could not be validated at all (as opposed to a file with findings).
 #[derive(Debug, thiserror::Error)]
@@ -57,27 +56,33 @@ pub enum ValidateError {
 /// A file that cannot be read or parsed is a [`ValidateError`]; everything else,
 /// including values of the wrong type, is a [`Diagnostic`] in the report.
 pub fn validate(path: &Path) -> Result<Report, ValidateError> {
-    let unreadable = |reason: String| ValidateError::Unreadable { file: path.to_path_buf(), reason };
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {}
-        Ok(_) => return Err(unreadable("not a regular file".to_string())),
-        Err(err) => return Err(unreadable(err.to_string())),
-    }
-    let Some(path_str) = path.to_str() else {
-        return Err(unreadable("the path is not valid UTF-8".to_string()));
-    };
-    crate::context::guard_reader(|| validate_stage(path, path_str))
-        .unwrap_or_else(|reason| Err(ValidateError::Unparsable { file: path.to_path_buf(), reason }))
+    let input = InputStage::open(path).map_err(|err| match err {
+        ImportError::Unreadable { file, reason } => ValidateError::Unreadable { file, reason },
+        ImportError::Unparsable { file, reason } => ValidateError::Unparsable { file, reason },
+        other => ValidateError::Unparsable { file: path.to_path_buf(), reason: other.to_string() },
+    })?;
+    input.validate()
 }
 
-fn validate_stage(path: &Path, path_str: &str) -> Result<Report, ValidateError> {
-    let stage = usd::Stage::open(path_str)
-        .map_err(|err| ValidateError::Unparsable { file: path.to_path_buf(), reason: err.to_string() })?;
-    let mut ctx = Ctx::new(stage, path);
+impl InputStage {
+    /// Checks the opened stage against every rule in [`RULES`], on the stage and prim
+    /// index of [`InputStage::open`] (read at the stage's `startTimeCode`), so a run can
+    /// validate and then import without a second traversal.
+    pub fn validate(&self) -> Result<Report, ValidateError> {
+        guard_reader(|| validate_stage(self))
+            .unwrap_or_else(|reason| Err(ValidateError::Unparsable { file: self.path.clone(), reason }))
+    }
+}
+
+fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
+    let mut ctx = input.context();
     let info = stage_info::read(&mut ctx);
     ctx.time = info.start_time_code;
-    let mut walk =
-        walk::Walk::new(ctx).map_err(|reason| ValidateError::Unparsable { file: path.to_path_buf(), reason })?;
+    let prims = input
+        .prims
+        .as_ref()
+        .map_err(|err| ValidateError::Unparsable { file: input.path.clone(), reason: err.validator_reason() })?;
+    let mut walk = walk::Walk::new(ctx, prims);
 
     let bodies = body_rules::check(&mut walk);
     owner_rules::check(&mut walk);
@@ -91,5 +96,5 @@ fn validate_stage(path: &Path, path_str: &str) -> Result<Report, ValidateError> 
     typo_rules::check(&mut walk);
     usdsim_rules::check(&mut walk);
 
-    Ok(walk.into_report(path.display().to_string()))
+    Ok(walk.into_report(input.path.display().to_string()))
 }

@@ -4,8 +4,8 @@
 //! the default scene (the first `PhysicsScene` in traversal order) when that target is
 //! not a `PhysicsScene`.
 
-use super::schema_names::BODY_APIS;
 use super::walk::Walk;
+use crate::schema::names::BODY_APIS;
 
 /// Runs the owner rules on every prim that applies a deformable body API.
 pub(crate) fn check(walk: &mut Walk) {

@@ -2,9 +2,9 @@
 
 use super::body_rules::SoundBody;
 use super::mesh_rules::check_finite;
-use super::schema_names::Dialect;
 use super::walk::Walk;
-use crate::attribute_values as av;
+use crate::schema::dialect::Dialect;
+use crate::stage::attribute_values as av;
 
 /// Checks every prim that applies a deformable pose API (either dialect).
 pub(crate) fn check(walk: &mut Walk, _bodies: &[SoundBody]) {

@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use openusd::sdf;
 
 use super::body_rules::SoundBody;
-use super::schema_names::{SimKind, MATERIAL_APIS};
 use super::walk::Walk;
-use crate::attribute_values as av;
-use crate::material_binding;
+use crate::read::material_binding;
+use crate::schema::material::is_any_deformable_api;
+use crate::schema::names::SimKind;
+use crate::stage::attribute_values as av;
 
 /// Binding relationships a subset may author (physics purpose first).
 const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
@@ -156,7 +157,7 @@ fn check_material(walk: &mut Walk, subset: &sdf::Path, mesh_material: Option<&sd
         }
         Some(material) if Some(&material) != mesh_material => {
             let has_api =
-                walk.find(&material).is_some_and(|i| MATERIAL_APIS.iter().any(|api| walk.prims[i].has_api(api)));
+                walk.find(&material).is_some_and(|i| walk.prims[i].apis.iter().any(|api| is_any_deformable_api(api)));
             if !has_api {
                 let rel = BINDING_RELS.into_iter().find(|rel| !walk.targets(subset, rel).is_empty());
                 walk.report(

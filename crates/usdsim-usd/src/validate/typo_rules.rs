@@ -2,10 +2,9 @@
 //! `OmniPhysics*` and `Usdsim*` schema names the schemas do not define are most likely
 //! typos, reported with the closest known name.
 
-use super::schema_names::{
-    usdsim_attributes, OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES, USDSIM_API_SCHEMAS,
-};
 use super::walk::Walk;
+use crate::schema::names::{OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES};
+use crate::schema::usdsim;
 
 /// Edit distance (insertions, deletions, substitutions), case-sensitive.
 fn distance(a: &str, b: &str) -> usize {
@@ -76,8 +75,8 @@ pub(crate) fn check(walk: &mut Walk) {
                     );
                 }
             } else if namespace == "usdsim" {
-                if !usdsim_attributes().any(|k| k == name) {
-                    let hint = suggestion(closest(name, usdsim_attributes()));
+                if !usdsim::attributes().any(|k| k == name) {
+                    let hint = suggestion(closest(name, usdsim::attributes()));
                     walk.report(
                         "DB501",
                         &path,
@@ -87,7 +86,7 @@ pub(crate) fn check(walk: &mut Walk) {
                 }
             } else if name.contains(':') && distance(&namespace.to_lowercase(), "usdsim") <= 1 {
                 let fixed = format!("usdsim{}", &name[namespace.len()..]);
-                let hint = suggestion(closest(&fixed, usdsim_attributes()).or(Some(fixed.as_str())));
+                let hint = suggestion(closest(&fixed, usdsim::attributes()).or(Some(fixed.as_str())));
                 walk.report("DB501", &path, Some(name), format!("namespace {namespace:?} is not \"usdsim\"{hint}"));
             } else if name.contains(':')
                 && namespace != "omniphysics"
@@ -110,8 +109,8 @@ pub(crate) fn check(walk: &mut Walk) {
             if looks_omni(schema) && !OMNI_API_SCHEMAS.contains(&schema) {
                 let hint = suggestion(closest(schema, OMNI_API_SCHEMAS));
                 walk.report("DB502", &path, None, format!("unknown API schema {schema} in apiSchemas{hint}"));
-            } else if schema.to_lowercase().starts_with("usdsim") && !USDSIM_API_SCHEMAS.contains(&schema) {
-                let hint = suggestion(closest(schema, USDSIM_API_SCHEMAS));
+            } else if schema.to_lowercase().starts_with("usdsim") && !usdsim::API_SCHEMAS.contains(&schema) {
+                let hint = suggestion(closest(schema, usdsim::API_SCHEMAS));
                 walk.report("DB502", &path, None, format!("unknown API schema {schema} in apiSchemas{hint}"));
             }
         }

@@ -5,14 +5,12 @@
 
 use openusd::sdf;
 
-use super::schema_names::{USDSIM_BODY_API, USDSIM_BODY_ATTRIBUTES, USDSIM_MATERIAL_API, USDSIM_MATERIAL_ATTRIBUTES};
 use super::walk::Walk;
-use crate::attribute_values as av;
-
-/// Allowed `usdsim:model` tokens.
-const MODELS: [&str; 2] = ["fem", "springs"];
-/// Allowed `usdsim:springLinks` tokens.
-const LINKS: [&str; 3] = ["structural", "shear", "bend"];
+use crate::schema::usdsim::{
+    BODY_API, BODY_ATTRIBUTES, LINK_KINDS, MATERIAL_API, MATERIAL_ATTRIBUTES, MODEL, MODELS, PLASTIC_MAX_STRAIN,
+    PLASTIC_RATE, PLASTIC_YIELD, SPRING_DAMPING, SPRING_LINKS, SPRING_STIFFNESS, TEAR_RATIO,
+};
+use crate::stage::attribute_values as av;
 
 /// Runs the extension rules on every prim.
 pub(crate) fn check(walk: &mut Walk) {
@@ -22,9 +20,7 @@ pub(crate) fn check(walk: &mut Walk) {
         }
         let path = walk.prims[i].path.clone();
         check_values(walk, &path);
-        for (api, names) in
-            [(USDSIM_MATERIAL_API, USDSIM_MATERIAL_ATTRIBUTES), (USDSIM_BODY_API, USDSIM_BODY_ATTRIBUTES)]
-        {
+        for (api, names) in [(MATERIAL_API, MATERIAL_ATTRIBUTES), (BODY_API, BODY_ATTRIBUTES)] {
             let prim = &walk.prims[i];
             if prim.has_api(api) {
                 continue;
@@ -49,27 +45,25 @@ pub(crate) fn check(walk: &mut Walk) {
 
 /// DB601–DB607 on one prim's authored values (wrong types are DB100).
 fn check_values(walk: &mut Walk, prim: &sdf::Path) {
-    check_ratio(walk, prim, "DB601", "usdsim:tearRatio", "never tears");
-    check_ratio(walk, prim, "DB602", "usdsim:plasticYieldRatio", "purely elastic");
+    check_ratio(walk, prim, "DB601", TEAR_RATIO, "never tears");
+    check_ratio(walk, prim, "DB602", PLASTIC_YIELD, "purely elastic");
 
-    const RATE: &str = "usdsim:plasticRate";
-    if let Some(v) = walk.read(prim, RATE, av::f64_value) {
+    if let Some(v) = walk.read(prim, PLASTIC_RATE, av::f64_value) {
         if !(0.0..=1.0).contains(&v) {
-            walk.report("DB603", prim, Some(RATE), format!("found {v}; plasticRate must lie in [0, 1]"));
+            walk.report("DB603", prim, Some(PLASTIC_RATE), format!("found {v}; plasticRate must lie in [0, 1]"));
         }
     }
-    const MAX_STRAIN: &str = "usdsim:plasticMaxStrain";
-    if let Some(v) = walk.read(prim, MAX_STRAIN, av::f64_value) {
+    if let Some(v) = walk.read(prim, PLASTIC_MAX_STRAIN, av::f64_value) {
         if !(v.is_finite() && v >= 0.0) {
             walk.report(
                 "DB604",
                 prim,
-                Some(MAX_STRAIN),
+                Some(PLASTIC_MAX_STRAIN),
                 format!("found {v}; plasticMaxStrain must be finite and >= 0 (0 = no cap)"),
             );
         }
     }
-    for name in ["usdsim:springStiffness", "usdsim:springDamping"] {
+    for name in [SPRING_STIFFNESS, SPRING_DAMPING] {
         if let Some(v) = walk.read(prim, name, av::f64_value) {
             if !(v.is_finite() && v >= 0.0) {
                 let leaf = &name["usdsim:".len()..];
@@ -77,15 +71,13 @@ fn check_values(walk: &mut Walk, prim: &sdf::Path) {
             }
         }
     }
-    const MODEL: &str = "usdsim:model";
     if let Some(model) = walk.read(prim, MODEL, av::token_value) {
         if !MODELS.contains(&model.as_str()) {
             walk.report("DB606", prim, Some(MODEL), format!("found {model:?}; model must be \"fem\" or \"springs\""));
         }
     }
-    const SPRING_LINKS: &str = "usdsim:springLinks";
     if let Some(links) = walk.read(prim, SPRING_LINKS, av::token_array) {
-        let bad: Vec<&String> = links.iter().filter(|l| !LINKS.contains(&l.as_str())).collect();
+        let bad: Vec<&String> = links.iter().filter(|l| !LINK_KINDS.contains(&l.as_str())).collect();
         if links.is_empty() {
             walk.report(
                 "DB607",

@@ -1,79 +1,34 @@
-//! The validator's view of a composed stage: every traversed prim with its type,
-//! applied schemas and authored property names, read once, plus the findings so far.
+//! The validator's view of a composed stage: the one prim index of the opened stage
+//! (shared with the importer), the validator's own context, and the findings so far.
 
-use std::collections::HashMap;
-
-use openusd::{sdf, usd};
+use openusd::sdf;
 
 use super::report::{Diagnostic, Report};
-use crate::context::Ctx;
 use crate::error::{ImportError, Location};
-
-/// One traversed prim.
-pub(crate) struct PrimInfo {
-    pub path: sdf::Path,
-    /// Composed `typeName` (empty when untyped).
-    pub type_name: String,
-    /// Composed applied API schemas, instance names included (`Foo:bar`).
-    pub apis: Vec<String>,
-    /// Authored property names (attributes and relationships).
-    pub properties: Vec<String>,
-}
-
-impl PrimInfo {
-    /// Whether the prim applies API `name` (single-apply, exact).
-    pub fn has_api(&self, name: &str) -> bool {
-        self.apis.iter().any(|api| api == name)
-    }
-
-    /// Instance names of the multiple-apply API `name` (`name:instance`).
-    pub fn instances(&self, name: &str) -> Vec<String> {
-        self.apis
-            .iter()
-            .filter_map(|api| api.strip_prefix(name).and_then(|rest| rest.strip_prefix(':')))
-            .map(str::to_string)
-            .collect()
-    }
-}
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimIndex;
 
 /// The stage, its prims in traversal order, and the findings.
-pub(crate) struct Walk {
+pub(crate) struct Walk<'a> {
     pub ctx: Ctx,
-    pub prims: Vec<PrimInfo>,
-    index: HashMap<String, usize>,
+    pub prims: &'a PrimIndex,
     diagnostics: Vec<(usize, Diagnostic)>,
 }
 
-impl Walk {
-    /// Traverses the stage with USD's default predicate and summarises every prim.
-    pub fn new(ctx: Ctx) -> Result<Walk, String> {
-        let mut paths = Vec::new();
-        ctx.stage
-            .traverse(usd::PrimPredicate::DEFAULT, |path| paths.push(path.clone()))
-            .map_err(|err| format!("traversal failed: {err}"))?;
-        let mut prims = Vec::with_capacity(paths.len());
-        for path in paths {
-            let prim = ctx.stage.prim(path.clone()).map_err(|err| format!("{path}: {err}"))?;
-            let type_name = prim.type_name().ok().flatten().map(|t| t.as_str().to_string()).unwrap_or_default();
-            let apis = prim.api_schemas().unwrap_or_default().iter().map(|t| t.as_str().to_string()).collect();
-            let properties =
-                prim.authored_property_names().unwrap_or_default().iter().map(|t| t.as_str().to_string()).collect();
-            prims.push(PrimInfo { path, type_name, apis, properties });
-        }
-        let index = prims.iter().enumerate().map(|(i, p)| (p.path.to_string(), i)).collect();
-        Ok(Walk { ctx, prims, index, diagnostics: Vec::new() })
+impl<'a> Walk<'a> {
+    /// Starts with no findings, over the prims of the one traversal.
+    pub fn new(ctx: Ctx, prims: &'a PrimIndex) -> Walk<'a> {
+        Walk { ctx, prims, diagnostics: Vec::new() }
     }
 
     /// The index of the traversed prim at `path`.
     pub fn find(&self, path: &sdf::Path) -> Option<usize> {
-        self.index.get(&path.to_string()).copied()
+        self.prims.find(path)
     }
 
     /// Indices of the strict descendants of prim `i` (they follow it in traversal order).
     pub fn descendants(&self, i: usize) -> std::ops::Range<usize> {
-        let root = &self.prims[i].path;
-        let end = self.prims[i + 1..].iter().take_while(|p| p.path.has_prefix(root)).count();
-        i + 1..i + 1 + end
+        self.prims.descendants(i)
     }
 
     /// Location of a prim or one of its properties (the property's authoring layer).
@@ -126,7 +81,7 @@ impl Walk {
 
     /// Whether the prim's `xformOpOrder` starts with (contains) `!resetXformStack!`.
     pub fn resets_xform_stack(&self, prim: &sdf::Path) -> bool {
-        crate::attribute_values::token_array(&self.ctx, prim, "xformOpOrder")
+        crate::stage::attribute_values::token_array(&self.ctx, prim, "xformOpOrder")
             .ok()
             .flatten()
             .is_some_and(|ops| ops.iter().any(|op| op == "!resetXformStack!"))

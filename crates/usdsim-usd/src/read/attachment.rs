@@ -11,11 +11,11 @@ use glam::{DMat4, Vec3};
 use openusd::sdf;
 use usdsim_core::{Attachment, Body, Frame, Pin, Site};
 
-use crate::attribute_values::{self, checked_index};
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::xform::XformCache;
+use crate::stage::attribute_values::{self, checked_index};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::xform::XformCache;
 
 /// The two spellings: prim type prefix and attribute namespace.
 const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), ("Physics", "physics")];
@@ -163,7 +163,7 @@ fn is_attachment(type_name: &str) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     lookup: &[(sdf::Path, usize)],
     bodies: &[Body],
     rigid: &[(sdf::Path, DMat4)],
@@ -221,7 +221,7 @@ pub(crate) fn read(
                     .filter(|(_, (r, _))| target.has_prefix(r))
                     .max_by_key(|(_, (r, _))| r.to_string().len())
                 {
-                    let (t, q) = crate::rigid_body::pose_of(*body_world);
+                    let (t, q) = crate::read::rigid_body::pose_of(*body_world);
                     let body_frame = DMat4::from_rotation_translation(q.as_dquat(), t.as_dvec3());
                     let body_from_prim = body_frame.inverse() * xforms.world(ctx, &target)?;
                     Source::Rigid { index, body_from_prim }

@@ -3,11 +3,11 @@
 use glam::Vec3;
 use openusd::sdf;
 
-use crate::attribute_values;
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::stage_info::StageInfo;
-use crate::units::Units;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::stage_info::StageInfo;
+use crate::stage::units::Units;
 
 /// Standard gravity, m/s².
 const EARTH_GRAVITY: f64 = 9.81;

@@ -10,11 +10,11 @@
 use glam::DVec3;
 use openusd::sdf;
 
-use crate::attribute_values;
-use crate::context::Ctx;
-use crate::dialect::Dialect;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
+use crate::schema::dialect::Dialect;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
 
 /// The pose purposes usdsim uses.
 pub(crate) const BIND_POSE: &str = "bindPose";
@@ -28,7 +28,7 @@ struct Instance {
     purposes: String,
 }
 
-fn instances(prim: &PrimSummary) -> Vec<Instance> {
+fn instances(prim: &PrimInfo) -> Vec<Instance> {
     prim.apis
         .iter()
         .filter_map(|api| {
@@ -48,7 +48,7 @@ fn instances(prim: &PrimSummary) -> Vec<Instance> {
 /// it and authors points. Several instances with the purpose: the first wins, with a
 /// warning. An instance with the purpose but no (or empty) points is warned about and
 /// ignored.
-pub(crate) fn pose_points(ctx: &mut Ctx, prim: &PrimSummary, purpose: &str) -> Result<Option<Vec<DVec3>>, ImportError> {
+pub(crate) fn pose_points(ctx: &mut Ctx, prim: &PrimInfo, purpose: &str) -> Result<Option<Vec<DVec3>>, ImportError> {
     let mut found: Vec<Instance> = Vec::new();
     for inst in instances(prim) {
         let purposes = attribute_values::token_array(ctx, &prim.path, &inst.purposes)?.unwrap_or_default();

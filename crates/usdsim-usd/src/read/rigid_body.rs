@@ -2,17 +2,18 @@
 //! colliders (every `PhysicsCollisionAPI` prim below, not inside a nested rigid body),
 //! `PhysicsMassAPI`, initial velocities and `physics:kinematicEnabled`.
 
-use glam::{DMat4, DVec3, Quat, Vec3};
+use glam::{DMat4, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
-use crate::attribute_values;
-use crate::collider;
-use crate::context::Ctx;
+use crate::binding::RigidPrim;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::units::Units;
-use crate::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
+use crate::read::collider;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
+use crate::stage::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
 
 /// A rigid body as imported: the scene entry and where it lives in USD.
 pub(crate) struct ReadRigid {
@@ -21,28 +22,10 @@ pub(crate) struct ReadRigid {
     pub prim: RigidPrim,
 }
 
-/// Where a simulated rigid body lives in USD, so the exporter can write its motion
-/// back as `xformOp:translate` + `xformOp:orient` (+ `xformOp:scale`) in parent space.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RigidPrim {
-    /// The rigid body prim's composed path.
-    pub prim_path: String,
-    /// The parent's local-to-world transform at `startTimeCode` (identity when the prim
-    /// resets the transform stack). The baked pose is `parent_world⁻¹ * pose`.
-    pub parent_world: DMat4,
-    /// Whether the prim's `xformOpOrder` starts with `!resetXformStack!` (kept in the
-    /// baked order).
-    pub resets_stack: bool,
-    /// The prim's own scale at `startTimeCode`, when its authored ops include a scale
-    /// op: baked as a constant `xformOp:scale` after the orient so the shape keeps its
-    /// size. `None` when no scale op is authored.
-    pub scale: Option<DVec3>,
-}
-
 /// Reads every enabled rigid body. `in_body` says which prims belong to a deformable.
 pub(crate) fn read_all(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     in_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
     units: &Units,

@@ -11,12 +11,14 @@
 use openusd::sdf;
 use usdsim_core::{BodyKind, Material, BODY_MATERIAL};
 
-use crate::attribute_values;
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::units::Units;
-use crate::usdsim_api::{self, MaterialExtras};
+use crate::read::usdsim_api::{self, MaterialExtras};
+use crate::schema::dialect::Dialect;
+use crate::schema::material;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
 
 /// Binding relationship names, strongest purpose first.
 const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
@@ -55,11 +57,6 @@ pub(crate) fn bound_material(ctx: &mut Ctx, prim: &sdf::Path) -> Result<Option<s
     }
     Ok(None)
 }
-
-/// Applied API schemas of a material that make its deformable parameters meaningful.
-const OMNI_DEFORMABLE_APIS: [&str; 2] = ["OmniPhysicsDeformableMaterialAPI", "OmniPhysicsSurfaceDeformableMaterialAPI"];
-const PHYSICS_DEFORMABLE_APIS: [&str; 3] =
-    ["PhysicsVolumeDeformableMaterialAPI", "PhysicsSurfaceDeformableMaterialAPI", "PhysicsDeformableMaterialAPI"];
 
 /// Reads one parameter under its OmniPhysics name, then its AOUSD `physics:` name.
 /// Returns the value and the attribute it came from (for messages).
@@ -124,10 +121,10 @@ pub(crate) fn body_material(
         return Ok(defaults);
     };
     let apis = ctx.prim(material)?.api_schemas().map_err(|err| ctx.query_err(material, None, err))?;
-    let has = |names: &[&str]| apis.iter().any(|api| names.contains(&api.as_str()));
-    let omni = has(&OMNI_DEFORMABLE_APIS);
-    let aousd = has(&PHYSICS_DEFORMABLE_APIS);
-    let any_material_api = omni || aousd || has(&["OmniPhysicsBaseMaterialAPI", "PhysicsMaterialAPI"]);
+    // Only the simulated (non-curves) deformable material APIs count (schema/material.rs).
+    let omni = apis.iter().any(|api| material::is_deformable_api(api.as_str(), Dialect::Omni));
+    let aousd = apis.iter().any(|api| material::is_deformable_api(api.as_str(), Dialect::Aousd));
+    let any_material_api = omni || aousd || apis.iter().any(|api| material::BASE_MATERIAL_APIS.contains(&api.as_str()));
     if !omni && !aousd {
         ctx.warn(
             body_prim,
@@ -142,38 +139,19 @@ pub(crate) fn body_material(
         Some(v) if v > 0.0 => v as f32,
         _ => fallback,
     };
-    let youngs =
-        non_negative(ctx, material, param(ctx, material, &["omniphysics:youngsModulus", "physics:youngsModulus"])?)?;
-    let density = non_negative(ctx, material, param(ctx, material, &["omniphysics:density", "physics:density"])?)?;
-    let thickness =
-        non_negative(ctx, material, param(ctx, material, &["omniphysics:surfaceThickness", "physics:thickness"])?)?;
-    let stretch = non_negative(
-        ctx,
-        material,
-        param(ctx, material, &["omniphysics:surfaceStretchStiffness", "physics:stretchStiffness"])?,
-    )?;
-    let shear = non_negative(
-        ctx,
-        material,
-        param(ctx, material, &["omniphysics:surfaceShearStiffness", "physics:shearStiffness"])?,
-    )?;
-    let bend = non_negative(
-        ctx,
-        material,
-        param(ctx, material, &["omniphysics:surfaceBendStiffness", "physics:bendStiffness"])?,
-    )?;
-    let dynamic_friction = non_negative(
-        ctx,
-        material,
-        param(ctx, material, &["omniphysics:dynamicFriction", "physics:dynamicFriction"])?,
-    )?;
-    let static_friction =
-        non_negative(ctx, material, param(ctx, material, &["omniphysics:staticFriction", "physics:staticFriction"])?)?;
-    let damping = non_negative(ctx, material, param(ctx, material, &["physxDeformableMaterial:elasticityDamping"])?)?;
-    let bend_damping = non_negative(ctx, material, param(ctx, material, &["physxDeformableMaterial:bendDamping"])?)?;
+    let youngs = non_negative(ctx, material, param(ctx, material, material::YOUNGS_MODULUS.names)?)?;
+    let density = non_negative(ctx, material, param(ctx, material, material::DENSITY.names)?)?;
+    let thickness = non_negative(ctx, material, param(ctx, material, material::THICKNESS.names)?)?;
+    let stretch = non_negative(ctx, material, param(ctx, material, material::STRETCH_STIFFNESS.names)?)?;
+    let shear = non_negative(ctx, material, param(ctx, material, material::SHEAR_STIFFNESS.names)?)?;
+    let bend = non_negative(ctx, material, param(ctx, material, material::BEND_STIFFNESS.names)?)?;
+    let dynamic_friction = non_negative(ctx, material, param(ctx, material, material::DYNAMIC_FRICTION.names)?)?;
+    let static_friction = non_negative(ctx, material, param(ctx, material, material::STATIC_FRICTION.names)?)?;
+    let damping = non_negative(ctx, material, param(ctx, material, material::ELASTICITY_DAMPING.names)?)?;
+    let bend_damping = non_negative(ctx, material, param(ctx, material, material::BEND_DAMPING.names)?)?;
 
     let poisson_fallback = if omni { 0.25 } else { 0.3 };
-    let poissons_ratio = match param(ctx, material, &["omniphysics:poissonsRatio", "physics:poissonsRatio"])? {
+    let poissons_ratio = match param(ctx, material, material::POISSONS_RATIO.names)? {
         Some((v, name)) if !(v.is_finite() && v > -1.0 && v < 0.5) => {
             return Err(ImportError::Invalid {
                 at: ctx.prop_loc(material, name),
@@ -211,7 +189,7 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
     let value = non_negative(
         ctx,
         &material,
-        param(ctx, &material, &["physics:dynamicFriction", "omniphysics:dynamicFriction"])?,
+        param(ctx, &material, &[material::DYNAMIC_FRICTION.names[1], material::DYNAMIC_FRICTION.names[0]])?,
     )?;
     if let Some(v) = value {
         return Ok(v as f32);
@@ -231,7 +209,7 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
 /// The table's tearing and plasticity (`UsdsimMaterialAPI`) come index for index.
 pub(crate) fn element_materials(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     sim_index: usize,
     kind: BodyKind,
     element_count: usize,

@@ -31,10 +31,10 @@ use std::collections::BTreeSet;
 use openusd::sdf;
 use usdsim_core::{surface_triangles, CollisionObject, ElementFilter, Scene};
 
-use crate::attribute_values::{self, checked_index};
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
+use crate::stage::attribute_values::{self, checked_index};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
 
 /// Every filterable object with the paths that name it exactly: a body's prim and
 /// simulation mesh, a static collider's prim.
@@ -82,7 +82,7 @@ impl Objects {
 /// body indices; the static colliders are `scene.colliders` (named by prim path).
 pub(crate) fn read(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     lookup: &[(sdf::Path, usize)],
     scene: &mut Scene,
 ) -> Result<(), ImportError> {
@@ -176,7 +176,7 @@ fn members(ctx: &mut Ctx, group: &sdf::Path, objects: &Objects) -> Result<BTreeS
     Ok(out)
 }
 
-fn groups(ctx: &mut Ctx, prims: &[PrimSummary], objects: &Objects, pairs: &mut PairSet) -> Result<(), ImportError> {
+fn groups(ctx: &mut Ctx, prims: &[PrimInfo], objects: &Objects, pairs: &mut PairSet) -> Result<(), ImportError> {
     let mut groups = Vec::new();
     for prim in prims.iter().filter(|p| p.type_name == "PhysicsCollisionGroup") {
         let path = prim.path.clone();
@@ -250,7 +250,7 @@ fn groups(ctx: &mut Ctx, prims: &[PrimSummary], objects: &Objects, pairs: &mut P
 
 fn filtered_pairs(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     objects: &Objects,
     pairs: &mut PairSet,
 ) -> Result<(), ImportError> {
@@ -305,7 +305,7 @@ fn uint_array(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Vec<u32>, Impor
 
 fn element_filters(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     objects: &Objects,
     scene: &Scene,
 ) -> Result<Vec<ElementFilter>, ImportError> {

@@ -17,23 +17,31 @@
 //! a temporary file beside the destination and renamed into place, so an interrupted
 //! write never leaves a half-written file.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
-use usdsim_core::{polygon_vertex_normals, Body, BodyKind, Embedding, RestShape, Solver};
+use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, Solver};
 
-use crate::dialect::Dialect;
+use crate::binding::{FaceTopology, RigidPrim};
 use crate::error::ExportError;
-use crate::import::{FaceTopology, Imported};
-use crate::rigid_body::RigidPrim;
-use crate::stage_info::StageInfo;
+use crate::import::Imported;
+use crate::schema::dialect::Dialect;
+use crate::stage::stage_info::StageInfo;
 
-/// The default output next to the input: `<dir>/<stem>.sim.usda`.
-pub fn default_output_path(input: &Path) -> PathBuf {
-    let stem = input.file_stem().map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned());
-    input.with_file_name(format!("{stem}.sim.usda"))
-}
+mod output_path;
+mod points;
+mod rest_shape;
+mod rigid_pose;
+mod time_samples;
+mod topology;
+
+pub use output_path::default_output_path;
+use output_path::{absolute_destination, relative_asset_path};
+use points::author_track;
+use rest_shape::author_rest;
+use rigid_pose::author_rigid;
+use topology::author_topology;
 
 /// One simulation mesh's recorded frames, already in its local space.
 #[derive(Clone, Debug)]
@@ -438,226 +446,6 @@ impl Bake {
     }
 }
 
-/// `over` prims (ancestors included) with the three time-sampled attributes.
-fn author_track(edit: &mut sdf::LayerEdit<'_>, track: &Track, start: f64) -> Result<(), sdf::AuthoringError> {
-    let prim = sdf::Path::new(&track.prim_path)?;
-    sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
-    let has_normals = track.frames.iter().flatten().any(|f| f.normals.is_some());
-    let attributes: [(&str, &str); 4] =
-        [("points", "point3f[]"), ("velocities", "vector3f[]"), ("extent", "float3[]"), ("normals", "normal3f[]")];
-    for (name, type_name) in attributes {
-        if name == "normals" && !has_normals {
-            continue;
-        }
-        let path = prim.append_property(name)?;
-        let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
-        // Samples are set in increasing time order; the spec keeps them sorted anyway,
-        // which Pixar's reader of `.usdc` silently relies on.
-        for (k, frame) in track.frames.iter().enumerate() {
-            let Some(frame) = frame else { continue };
-            let value = match name {
-                "points" => frame.points.clone(),
-                "velocities" => frame.velocities.clone(),
-                "normals" => match &frame.normals {
-                    Some(n) => n.clone(),
-                    None => continue,
-                },
-                _ => frame.extent.to_vec(),
-            };
-            spec.set_time_sample(start + k as f64, sdf::Value::Vec3fVec(value))?;
-        }
-    }
-    Ok(())
-}
-
-/// Converts indices to USD's `int`.
-fn ints(indices: impl IntoIterator<Item = u32>) -> Vec<i32> {
-    indices.into_iter().map(|i| i as i32).collect()
-}
-
-/// A time-sampled attribute on `prim` with one value per `(frame, value)`.
-fn author_samples(
-    edit: &mut sdf::LayerEdit<'_>,
-    prim: &sdf::Path,
-    name: &str,
-    type_name: &str,
-    start: f64,
-    samples: Vec<(usize, sdf::Value)>,
-) -> Result<(), sdf::AuthoringError> {
-    if samples.is_empty() {
-        return Ok(());
-    }
-    let path = prim.append_property(name)?;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
-    for (k, value) in samples {
-        spec.set_time_sample(start + k as f64, value)?;
-    }
-    Ok(())
-}
-
-/// Varying topology of a torn body: nothing when the topology never changed; else the
-/// initial topology at the first frame and the new one at every frame it changed.
-fn author_topology(
-    edit: &mut sdf::LayerEdit<'_>,
-    track: &Track,
-    extras: &BodyExtras,
-    start: f64,
-) -> Result<(), sdf::AuthoringError> {
-    if extras.topology.iter().all(Option::is_none) {
-        return Ok(());
-    }
-    let prim = sdf::Path::new(&track.prim_path)?;
-    let mut changes: Vec<(usize, &Topology)> = Vec::new();
-    if extras.topology[0].is_none() {
-        changes.push((0, &extras.initial));
-    }
-    changes.extend(extras.topology.iter().enumerate().filter_map(|(k, t)| t.as_ref().map(|t| (k, t))));
-    match extras.kind {
-        BodyKind::Surface => {
-            let mut counts = Vec::new();
-            let mut indices = Vec::new();
-            for &(k, topology) in &changes {
-                let Topology::Triangles(triangles) = topology else { continue };
-                counts.push((k, sdf::Value::IntVec(vec![3; triangles.len()])));
-                indices.push((k, sdf::Value::IntVec(ints(triangles.iter().flatten().copied()))));
-            }
-            author_samples(edit, &prim, "faceVertexCounts", "int[]", start, counts)?;
-            author_samples(edit, &prim, "faceVertexIndices", "int[]", start, indices)?;
-        }
-        BodyKind::Volume => {
-            let mut tets_samples = Vec::new();
-            let mut surface_samples = Vec::new();
-            for &(k, topology) in &changes {
-                let Topology::Tets(tets) = topology else { continue };
-                tets_samples.push((
-                    k,
-                    sdf::Value::Vec4iVec(tets.iter().map(|t| gf::Vec4i::from(t.map(|i| i as i32))).collect()),
-                ));
-                // The boundary faces, wound outwards in this frame's points (the last
-                // recorded frame at or before it when this one is missing).
-                let points = track.frames[..=k].iter().rev().flatten().next().map(|f| &f.points);
-                let Some(points) = points else { continue };
-                let mut body = Body::new(
-                    String::new(),
-                    BodyKind::Volume,
-                    points.iter().map(|p| Vec3::new(p.x, p.y, p.z)).collect(),
-                    usdsim_core::Material::elastic(1.0, 0.3, 1.0),
-                );
-                if tets.iter().flatten().any(|&i| i as usize >= body.positions.len()) {
-                    continue;
-                }
-                body.tets.clone_from(tets);
-                let faces = usdsim_core::surface_triangles(&body);
-                surface_samples.push((
-                    k,
-                    sdf::Value::Vec3iVec(faces.iter().map(|f| gf::Vec3i::from(f.map(|i| i as i32))).collect()),
-                ));
-            }
-            author_samples(edit, &prim, "tetVertexIndices", "int4[]", start, tets_samples)?;
-            author_samples(edit, &prim, "surfaceFaceVertexIndices", "int3[]", start, surface_samples)?;
-        }
-    }
-    Ok(())
-}
-
-/// The rest state of a body whose rest shape is part of the state, time-sampled.
-fn author_rest(
-    edit: &mut sdf::LayerEdit<'_>,
-    track: &Track,
-    extras: &BodyExtras,
-    start: f64,
-) -> Result<(), sdf::AuthoringError> {
-    let mut frames: Vec<(usize, &RestFrame)> =
-        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (k, r))).collect();
-    if frames.is_empty() {
-        let torn = extras.topology.iter().any(Option::is_some);
-        if !(extras.rest_is_fallback || torn) || track.frames.iter().all(Option::is_none) {
-            return Ok(());
-        }
-        frames.push((0, &extras.initial_rest));
-    }
-    let prim = sdf::Path::new(&track.prim_path)?;
-    let d = extras.dialect;
-    let points = frames.iter().map(|&(k, r)| (k, sdf::Value::Vec3fVec(r.points.clone()))).collect();
-    author_samples(edit, &prim, d.rest_points(), "point3f[]", start, points)?;
-    match extras.kind {
-        BodyKind::Volume => {
-            let tets = frames
-                .iter()
-                .map(|&(k, r)| {
-                    (k, sdf::Value::Vec4iVec(r.elements.iter().map(|e| gf::Vec4i::from(e.map(|i| i as i32))).collect()))
-                })
-                .collect();
-            author_samples(edit, &prim, d.rest_tets(), "int4[]", start, tets)?;
-        }
-        BodyKind::Surface => {
-            let tris = frames
-                .iter()
-                .map(|&(k, r)| {
-                    let v = r.elements.iter().map(|e| gf::Vec3i::from([e[0] as i32, e[1] as i32, e[2] as i32]));
-                    (k, sdf::Value::Vec3iVec(v.collect()))
-                })
-                .collect();
-            author_samples(edit, &prim, d.rest_tris(), "int3[]", start, tris)?;
-            if frames.iter().any(|(_, r)| !r.bend.is_empty()) {
-                let pairs = frames
-                    .iter()
-                    .map(|&(k, r)| {
-                        let v = r.bend.iter().map(|(p, _)| gf::Vec2i::from([p[0] as i32, p[1] as i32]));
-                        (k, sdf::Value::Vec2iVec(v.collect()))
-                    })
-                    .collect();
-                let angles = frames
-                    .iter()
-                    .map(|&(k, r)| (k, sdf::Value::FloatVec(r.bend.iter().map(|&(_, a)| a).collect())))
-                    .collect();
-                author_samples(edit, &prim, d.adj_tri_pairs(), "int2[]", start, pairs)?;
-                author_samples(edit, &prim, d.bend_angles(), "float[]", start, angles)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// An `over` on a rigid body prim: time-sampled `xformOp:translate` (double3) and
-/// `xformOp:orient` (quatd), a constant `xformOp:scale` when the input authored one, and
-/// the `xformOpOrder` naming them (after `!resetXformStack!` when the input had it).
-fn author_rigid(edit: &mut sdf::LayerEdit<'_>, track: &RigidTrack, start: f64) -> Result<(), sdf::AuthoringError> {
-    if track.frames.iter().all(Option::is_none) {
-        return Ok(());
-    }
-    let prim = sdf::Path::new(&track.prim.prim_path)?;
-    sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
-    let mut order: Vec<&str> = Vec::new();
-    if track.prim.resets_stack {
-        order.push("!resetXformStack!");
-    }
-    order.extend(["xformOp:translate", "xformOp:orient"]);
-
-    let path = prim.append_property("xformOp:translate")?;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "double3", sdf::Variability::Varying, false)?;
-    for (k, frame) in track.frames.iter().enumerate() {
-        let Some((t, _)) = frame else { continue };
-        spec.set_time_sample(start + k as f64, sdf::Value::Vec3d(gf::Vec3d::from(t.to_array())))?;
-    }
-    let path = prim.append_property("xformOp:orient")?;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "quatd", sdf::Variability::Varying, false)?;
-    for (k, frame) in track.frames.iter().enumerate() {
-        let Some((_, q)) = frame else { continue };
-        spec.set_time_sample(start + k as f64, sdf::Value::Quatd(gf::Quatd { w: q.w, x: q.x, y: q.y, z: q.z }))?;
-    }
-    if let Some(scale) = track.prim.scale {
-        let path = prim.append_property("xformOp:scale")?;
-        let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "double3", sdf::Variability::Varying, false)?;
-        spec.set_default(sdf::Value::Vec3d(gf::Vec3d::from(scale.to_array())))?;
-        order.push("xformOp:scale");
-    }
-    let path = prim.append_property("xformOpOrder")?;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, "token[]", sdf::Variability::Uniform, false)?;
-    spec.set_default(sdf::Value::TokenVec(order.into_iter().map(Into::into).collect()))?;
-    Ok(())
-}
-
 /// Axis-aligned bounds `[min, max]` of local points (zero box when empty), as USD's
 /// `extent`.
 fn extent_of(points: &[gf::Vec3f]) -> [gf::Vec3f; 2] {
@@ -669,62 +457,9 @@ fn extent_of(points: &[gf::Vec3f]) -> [gf::Vec3f; 2] {
     [gf::Vec3f::from(min.to_array()), gf::Vec3f::from(max.to_array())]
 }
 
-/// The absolute, symlink-resolved path the output will have: its directory must exist.
-fn absolute_destination(output: &Path) -> Result<PathBuf, ExportError> {
-    if let Ok(existing) = output.canonicalize() {
-        return Ok(existing);
-    }
-    let file_name = output
-        .file_name()
-        .ok_or_else(|| ExportError::InvalidPath { path: output.to_path_buf(), reason: "no file name".to_string() })?;
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let parent = parent.canonicalize().map_err(|err| ExportError::InvalidPath {
-        path: output.to_path_buf(),
-        reason: format!("output directory {}: {err}", parent.display()),
-    })?;
-    Ok(parent.join(file_name))
-}
-
-/// `target` relative to the directory `base` (both absolute), spelled as a USD asset
-/// path: forward slashes, `./` for siblings so it is anchored to the output layer.
-/// Falls back to the absolute path when the two share no root (other drive).
-fn relative_asset_path(base: &Path, target: &Path) -> String {
-    let base: Vec<Component> = base.components().collect();
-    let target_parts: Vec<Component> = target.components().collect();
-    if base.first() != target_parts.first() {
-        return target.to_string_lossy().replace('\\', "/");
-    }
-    let common = base.iter().zip(&target_parts).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
-    parts.extend(target_parts[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
-    let joined = parts.join("/");
-    if joined.starts_with("..") {
-        joined
-    } else {
-        format!("./{joined}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_output_sits_beside_input() {
-        assert_eq!(default_output_path(Path::new("/a/b/scene.usda")), PathBuf::from("/a/b/scene.sim.usda"));
-        assert_eq!(default_output_path(Path::new("x.usdc")), PathBuf::from("x.sim.usda"));
-    }
-
-    #[test]
-    fn relative_paths() {
-        assert_eq!(relative_asset_path(Path::new("/a/b"), Path::new("/a/b/s.usda")), "./s.usda");
-        assert_eq!(relative_asset_path(Path::new("/a/b/out"), Path::new("/a/b/s.usda")), "../s.usda");
-        assert_eq!(relative_asset_path(Path::new("/a/x"), Path::new("/a/b/c/s.usda")), "../b/c/s.usda");
-        assert_eq!(relative_asset_path(Path::new("/"), Path::new("/s.usda")), "./s.usda");
-    }
 
     #[test]
     fn extent_bounds_points() {

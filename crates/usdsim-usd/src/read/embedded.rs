@@ -5,17 +5,18 @@
 use glam::{DMat4, DVec3};
 use usdsim_core::EmbeddedMesh;
 
-use crate::attribute_values;
-use crate::context::Ctx;
+use crate::binding::{EmbeddedPrim, FaceTopology};
 use crate::error::ImportError;
-use crate::import::{EmbeddedPrim, FaceTopology, PrimSummary};
-use crate::pose;
-use crate::xform::XformCache;
+use crate::read::pose;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::xform::XformCache;
 
 /// Reads one embedded mesh of body `body`. `None` (silently) for a mesh without points.
 pub(crate) fn read(
     ctx: &mut Ctx,
-    prim: &PrimSummary,
+    prim: &PrimInfo,
     collision: bool,
     body: usize,
     xforms: &mut XformCache,
@@ -58,11 +59,7 @@ pub(crate) fn read(
 /// When the mesh authors `normals` with `vertex` or `varying` interpolation (the
 /// fallback is `vertex`), its faces, so the exporter can recompute them on the deformed
 /// mesh. Other interpolations, non-`Mesh` prims and bad topology: a warning, no normals.
-fn normals_topology(
-    ctx: &mut Ctx,
-    prim: &PrimSummary,
-    point_count: usize,
-) -> Result<Option<FaceTopology>, ImportError> {
+fn normals_topology(ctx: &mut Ctx, prim: &PrimInfo, point_count: usize) -> Result<Option<FaceTopology>, ImportError> {
     let path = &prim.path;
     let Some(normals) = attribute_values::raw(ctx, path, "normals")? else {
         return Ok(None);

@@ -6,48 +6,26 @@ use glam::{DMat4, DVec3};
 use openusd::sdf;
 use usdsim_core::{BendDefault, Body, BodyKind};
 
-use crate::attribute_values::{self, check_indices};
-use crate::context::Ctx;
-use crate::dialect::{Dialect, Names};
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::material_binding;
-use crate::pose;
-use crate::units::Units;
-use crate::usdsim_api;
-use crate::xform::XformCache;
+use crate::read::material_binding;
+use crate::read::pose;
+use crate::read::usdsim_api;
+use crate::schema::dialect::{Dialect, Names};
+use crate::schema::names::{SimKind, BODY_APIS, SIM_APIS};
+use crate::stage::attribute_values::{self, check_indices};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::units::Units;
+use crate::stage::xform::XformCache;
 
-/// The kind of simulation API a prim applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SimApi {
-    Volume,
-    Surface,
-    /// Curves (cables): in the schema, not simulated yet.
-    Curves,
-}
-
-/// The body API a prim applies, if any.
-fn body_api(prim: &PrimSummary) -> Option<Dialect> {
-    if prim.has_api("OmniPhysicsDeformableBodyAPI") {
-        Some(Dialect::Omni)
-    } else if prim.has_api("PhysicsDeformableBodyAPI") {
-        Some(Dialect::Aousd)
-    } else {
-        None
-    }
+/// The body API a prim applies, if any (OmniPhysics first, as [`BODY_APIS`] lists it).
+fn body_api(prim: &PrimInfo) -> Option<Dialect> {
+    BODY_APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(_, dialect)| dialect)
 }
 
 /// The simulation API a prim applies, if any, and its name for messages.
-fn sim_api(prim: &PrimSummary) -> Option<(SimApi, &'static str)> {
-    const APIS: [(&str, SimApi); 6] = [
-        ("OmniPhysicsVolumeDeformableSimAPI", SimApi::Volume),
-        ("OmniPhysicsSurfaceDeformableSimAPI", SimApi::Surface),
-        ("OmniPhysicsCurvesDeformableSimAPI", SimApi::Curves),
-        ("PhysicsVolumeDeformableSimAPI", SimApi::Volume),
-        ("PhysicsSurfaceDeformableSimAPI", SimApi::Surface),
-        ("PhysicsCurvesDeformableSimAPI", SimApi::Curves),
-    ];
-    APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(name, kind)| (kind, name))
+fn sim_api(prim: &PrimInfo) -> Option<(SimKind, &'static str)> {
+    SIM_APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(name, kind)| (kind, name))
 }
 
 /// A body found in the stage, before its meshes are read.
@@ -90,7 +68,7 @@ impl BodyScan {
 }
 
 /// Finds the deformable bodies among the traversed prims.
-pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, ImportError> {
+pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, ImportError> {
     let mut bodies = Vec::new();
     let mut subtrees = Vec::new();
     let mut detached = Vec::new();
@@ -103,7 +81,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
         let subtree_end = index + 1 + prims[index + 1..].iter().take_while(|p| p.path.has_prefix(&prim.path)).count();
         for p in &prims[index + 1..subtree_end] {
             if !detached.iter().any(|d: &sdf::Path| p.path.has_prefix(d))
-                && crate::xform::local_xform(ctx, &p.path)?.resets_stack
+                && crate::stage::xform::local_xform(ctx, &p.path)?.resets_stack
             {
                 detached.push(p.path.clone());
             }
@@ -116,7 +94,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
         let sim = if let Some(api) = sim_api(prim) {
             Some((index, prim, api))
         } else {
-            let children: Vec<(usize, &PrimSummary, (SimApi, &'static str))> = prims[index + 1..subtree_end]
+            let children: Vec<(usize, &PrimInfo, (SimKind, &'static str))> = prims[index + 1..subtree_end]
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.path.parent().as_ref() == Some(&prim.path))
@@ -145,9 +123,9 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimSummary]) -> Result<BodyScan, Imp
         };
         claimed.push(sim.path.clone());
         let kind = match api {
-            SimApi::Volume => BodyKind::Volume,
-            SimApi::Surface => BodyKind::Surface,
-            SimApi::Curves => {
+            SimKind::Volume => BodyKind::Volume,
+            SimKind::Surface => BodyKind::Surface,
+            SimKind::Curves => {
                 ctx.warn(&sim.path, None, format!("{api_name}: curves deformables are not supported yet; skipped"));
                 continue;
             }
@@ -221,7 +199,7 @@ pub(crate) struct ReadBody {
 pub(crate) fn read(
     ctx: &mut Ctx,
     found: &FoundBody,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     xforms: &mut XformCache,
     units: &Units,
 ) -> Result<ReadBody, ImportError> {

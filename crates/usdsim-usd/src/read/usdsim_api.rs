@@ -13,28 +13,14 @@ use openusd::sdf;
 use usdsim_core::LinkKinds;
 use usdsim_core::{Model, Plasticity, Springs};
 
-use crate::attribute_values;
-use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
 
-/// The material API's name, as listed in `apiSchemas`.
-pub(crate) const MATERIAL_API: &str = "UsdsimMaterialAPI";
-/// The body API's name, as listed in `apiSchemas`.
-pub(crate) const BODY_API: &str = "UsdsimBodyAPI";
-
-/// `UsdsimMaterialAPI` attribute names.
-pub(crate) const TEAR_RATIO: &str = "usdsim:tearRatio";
-pub(crate) const PLASTIC_YIELD: &str = "usdsim:plasticYieldRatio";
-pub(crate) const PLASTIC_RATE: &str = "usdsim:plasticRate";
-pub(crate) const PLASTIC_MAX_STRAIN: &str = "usdsim:plasticMaxStrain";
-/// `UsdsimBodyAPI` attribute names.
-pub(crate) const MODEL: &str = "usdsim:model";
-pub(crate) const SPRING_STIFFNESS: &str = "usdsim:springStiffness";
-pub(crate) const SPRING_DAMPING: &str = "usdsim:springDamping";
-pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
-
-const MATERIAL_ATTRS: [&str; 4] = [TEAR_RATIO, PLASTIC_YIELD, PLASTIC_RATE, PLASTIC_MAX_STRAIN];
-const BODY_ATTRS: [&str; 4] = [MODEL, SPRING_STIFFNESS, SPRING_DAMPING, SPRING_LINKS];
+use crate::schema::usdsim::{
+    BODY_API, BODY_ATTRIBUTES as BODY_ATTRS, MATERIAL_API, MATERIAL_ATTRIBUTES as MATERIAL_ATTRS, MODEL,
+    PLASTIC_MAX_STRAIN, PLASTIC_RATE, PLASTIC_YIELD, SPRING_DAMPING, SPRING_LINKS, SPRING_STIFFNESS, TEAR_RATIO,
+};
 
 /// Tearing and plasticity of one material.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -4,16 +4,16 @@
 //! `p * C * B * A`. In glam's column-vector convention the same local transform is
 //! `M = A * B * C` (C applies first). Each op's matrix below is built directly in
 //! column-vector form; a `matrix4d` value is transposed on the way in (see
-//! [`crate::attribute_values::matrix_of`]).
+//! [`crate::stage::attribute_values::matrix_of`]).
 
 use std::collections::HashMap;
 
 use glam::{DMat4, DQuat, DVec3};
 use openusd::sdf;
 
-use crate::attribute_values::{self, matrix_of, quat_of, vec3_of};
-use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::stage::attribute_values::{self, matrix_of, quat_of, vec3_of};
+use crate::stage::context::Ctx;
 
 /// The `xformOpOrder` entry that discards every ancestor transform.
 const RESET_XFORM_STACK: &str = "!resetXformStack!";

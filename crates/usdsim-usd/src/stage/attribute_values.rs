@@ -8,8 +8,8 @@
 use glam::{DMat4, DQuat, DVec3};
 use openusd::{sdf, usd};
 
-use crate::context::Ctx;
 use crate::error::ImportError;
+use crate::stage::context::Ctx;
 
 /// The composed value of `prim.name` at the context's time code, undecoded.
 pub(crate) fn raw(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Option<sdf::Value>, ImportError> {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use glam::DVec3;
 use openusd::sdf;
 
-use crate::context::Ctx;
+use crate::stage::context::Ctx;
 
 /// The stage's up axis (`upAxis` metadata). USD allows only Y and Z.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

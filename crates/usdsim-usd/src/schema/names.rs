@@ -1,13 +1,19 @@
 //! Names from the OmniPhysics deformable schema (the seed text) and its AOUSD
-//! `physics:` spelling: API schemas, prim types and attributes, per dialect.
+//! `physics:` spelling: API schemas, prim types and attributes, per dialect, and our
+//! `usdsim:` extension's. The importer finds bodies with [`BODY_APIS`] and
+//! [`SIM_APIS`]; the validator checks them and flags names outside these lists. Our
+//! `usdsim:` extension's names are in [`super::usdsim`].
 
-pub(crate) use crate::dialect::Dialect;
+use super::dialect::Dialect;
 
 /// The kind of simulation API (and so of body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SimKind {
+    /// A `TetMesh` (volume body).
     Volume,
+    /// A triangle `Mesh` (surface body).
     Surface,
+    /// `BasisCurves` (cables): in the schema, not simulated yet.
     Curves,
 }
 
@@ -34,17 +40,6 @@ pub(crate) const SIM_APIS: [(&str, SimKind); 6] = [
     ("PhysicsVolumeDeformableSimAPI", SimKind::Volume),
     ("PhysicsSurfaceDeformableSimAPI", SimKind::Surface),
     ("PhysicsCurvesDeformableSimAPI", SimKind::Curves),
-];
-
-/// Deformable material APIs (either dialect).
-pub(crate) const MATERIAL_APIS: [&str; 7] = [
-    "PhysicsCurvesDeformableMaterialAPI",
-    "OmniPhysicsDeformableMaterialAPI",
-    "OmniPhysicsSurfaceDeformableMaterialAPI",
-    "OmniPhysicsCurvesDeformableMaterialAPI",
-    "PhysicsDeformableMaterialAPI",
-    "PhysicsVolumeDeformableMaterialAPI",
-    "PhysicsSurfaceDeformableMaterialAPI",
 ];
 
 /// Every `OmniPhysics*` API schema the schema defines.
@@ -130,45 +125,3 @@ pub(crate) const OMNI_ATTRIBUTES: [&str; 49] = [
 
 /// Leaf names of a deformable pose instance's attributes.
 pub(crate) const POSE_LEAVES: [&str; 2] = ["points", "purposes"];
-
-/// Our own extension (`schemas/usdsim/`): the API schemas and their attributes.
-pub(crate) const USDSIM_MATERIAL_API: &str = "UsdsimMaterialAPI";
-/// The body API of our extension.
-pub(crate) const USDSIM_BODY_API: &str = "UsdsimBodyAPI";
-
-/// Attributes of `UsdsimMaterialAPI`.
-pub(crate) const USDSIM_MATERIAL_ATTRIBUTES: [&str; 4] =
-    ["usdsim:tearRatio", "usdsim:plasticYieldRatio", "usdsim:plasticRate", "usdsim:plasticMaxStrain"];
-
-/// Attributes of `UsdsimBodyAPI`.
-pub(crate) const USDSIM_BODY_ATTRIBUTES: [&str; 4] =
-    ["usdsim:model", "usdsim:springStiffness", "usdsim:springDamping", "usdsim:springLinks"];
-
-/// Every `usdsim:` attribute the extension defines.
-pub(crate) fn usdsim_attributes() -> impl Iterator<Item = &'static str> + Clone {
-    USDSIM_MATERIAL_ATTRIBUTES.into_iter().chain(USDSIM_BODY_ATTRIBUTES)
-}
-
-/// Every API schema the extension defines.
-pub(crate) const USDSIM_API_SCHEMAS: [&str; 2] = [USDSIM_MATERIAL_API, USDSIM_BODY_API];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The names above are the ones `schemas/generate.py` writes into the generated
-    /// schema (so a renamed attribute cannot leave the validator behind).
-    #[test]
-    fn usdsim_names_match_the_generated_schema() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/usdsim/generatedSchema.usda");
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut attributes: Vec<&str> = text.split_whitespace().filter(|w| w.starts_with("usdsim:")).collect();
-        attributes.sort_unstable();
-        let mut ours: Vec<&str> = usdsim_attributes().collect();
-        ours.sort_unstable();
-        assert_eq!(attributes, ours);
-        for api in USDSIM_API_SCHEMAS {
-            assert!(text.contains(&format!("class \"{api}\"")), "{api} missing from {path}");
-        }
-    }
-}

@@ -5,11 +5,11 @@
 use glam::Vec3;
 use openusd::sdf;
 
-use crate::attribute_values;
-use crate::body::FoundBody;
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::xform::XformCache;
+use crate::read::body::FoundBody;
+use crate::stage::attribute_values;
+use crate::stage::context::Ctx;
+use crate::stage::xform::XformCache;
 
 /// Most time codes sampled per kinematic body (guards against absurd sample times).
 const MAX_SAMPLES: usize = 100_000;

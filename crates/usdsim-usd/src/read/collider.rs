@@ -5,18 +5,18 @@ use glam::{DMat4, DVec3, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{Collider, ColliderShape};
 
-use crate::attribute_values::{self, checked_index};
-use crate::context::Ctx;
 use crate::error::ImportError;
-use crate::import::PrimSummary;
-use crate::material_binding;
-use crate::xform::{decompose, Decomposed, XformCache};
+use crate::read::material_binding;
+use crate::stage::attribute_values::{self, checked_index};
+use crate::stage::context::Ctx;
+use crate::stage::prim_index::PrimInfo;
+use crate::stage::xform::{decompose, Decomposed, XformCache};
 
 /// Reads every static collider among the traversed prims. `in_body` says which prims
 /// belong to a deformable body: collision meshes there move with the body.
 pub(crate) fn read_all(
     ctx: &mut Ctx,
-    prims: &[PrimSummary],
+    prims: &[PrimInfo],
     in_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
 ) -> Result<Vec<Collider>, ImportError> {
@@ -73,7 +73,7 @@ fn nearly_equal(a: f64, b: f64) -> bool {
 /// One collider prim as a world-space [`Collider`] (`None`: unsupported, warned).
 pub(crate) fn read_one(
     ctx: &mut Ctx,
-    prim: &PrimSummary,
+    prim: &PrimInfo,
     xforms: &mut XformCache,
 ) -> Result<Option<Collider>, ImportError> {
     let path = &prim.path;

@@ -1,0 +1,66 @@
+//! The rest state of plastic bodies, time-sampled under the input's dialect.
+
+use openusd::{gf, sdf};
+use usdsim_core::BodyKind;
+
+use super::time_samples::author_samples;
+use super::{BodyExtras, RestFrame, Track};
+
+/// The rest state of a body whose rest shape is part of the state, time-sampled.
+pub(super) fn author_rest(
+    edit: &mut sdf::LayerEdit<'_>,
+    track: &Track,
+    extras: &BodyExtras,
+    start: f64,
+) -> Result<(), sdf::AuthoringError> {
+    let mut frames: Vec<(usize, &RestFrame)> =
+        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (k, r))).collect();
+    if frames.is_empty() {
+        let torn = extras.topology.iter().any(Option::is_some);
+        if !(extras.rest_is_fallback || torn) || track.frames.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        frames.push((0, &extras.initial_rest));
+    }
+    let prim = sdf::Path::new(&track.prim_path)?;
+    let d = extras.dialect;
+    let points = frames.iter().map(|&(k, r)| (k, sdf::Value::Vec3fVec(r.points.clone()))).collect();
+    author_samples(edit, &prim, d.rest_points(), "point3f[]", start, points)?;
+    match extras.kind {
+        BodyKind::Volume => {
+            let tets = frames
+                .iter()
+                .map(|&(k, r)| {
+                    (k, sdf::Value::Vec4iVec(r.elements.iter().map(|e| gf::Vec4i::from(e.map(|i| i as i32))).collect()))
+                })
+                .collect();
+            author_samples(edit, &prim, d.rest_tets(), "int4[]", start, tets)?;
+        }
+        BodyKind::Surface => {
+            let tris = frames
+                .iter()
+                .map(|&(k, r)| {
+                    let v = r.elements.iter().map(|e| gf::Vec3i::from([e[0] as i32, e[1] as i32, e[2] as i32]));
+                    (k, sdf::Value::Vec3iVec(v.collect()))
+                })
+                .collect();
+            author_samples(edit, &prim, d.rest_tris(), "int3[]", start, tris)?;
+            if frames.iter().any(|(_, r)| !r.bend.is_empty()) {
+                let pairs = frames
+                    .iter()
+                    .map(|&(k, r)| {
+                        let v = r.bend.iter().map(|(p, _)| gf::Vec2i::from([p[0] as i32, p[1] as i32]));
+                        (k, sdf::Value::Vec2iVec(v.collect()))
+                    })
+                    .collect();
+                let angles = frames
+                    .iter()
+                    .map(|&(k, r)| (k, sdf::Value::FloatVec(r.bend.iter().map(|&(_, a)| a).collect())))
+                    .collect();
+                author_samples(edit, &prim, d.adj_tri_pairs(), "int2[]", start, pairs)?;
+                author_samples(edit, &prim, d.bend_angles(), "float[]", start, angles)?;
+            }
+        }
+    }
+    Ok(())
+}
