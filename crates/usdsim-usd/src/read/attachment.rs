@@ -12,49 +12,16 @@ use openusd::sdf;
 use usdsim_core::{Attachment, Body, Frame, Pin, Site};
 
 use crate::error::ImportError;
+use crate::schema::attachment::{
+    attachment_type, SourceKind, LOCAL_POSITIONS, TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES, VTX_INDICES,
+};
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
 use crate::stage::xform::XformCache;
 
-/// The two spellings: prim type prefix and attribute namespace.
-const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), ("Physics", "physics")];
-
 /// Most time codes sampled per animated frame.
 const MAX_SAMPLES: usize = 100_000;
-
-/// How one side of an attachment type names its points.
-#[derive(Clone, Copy)]
-enum SideKind {
-    /// `vtxIndicesSrcN`.
-    Vertices,
-    /// `triIndicesSrcN` + `triCoordsSrcN`.
-    Triangles,
-    /// `tetIndicesSrcN` + `tetCoordsSrcN`.
-    Tets,
-    /// `localPositionsSrcN` in an xformable's frame.
-    Local,
-}
-
-/// The six attachment types: name (without the dialect prefix) and how each source
-/// names its points.
-const TYPES: [(&str, SideKind, SideKind); 6] = [
-    ("VtxVtxAttachment", SideKind::Vertices, SideKind::Vertices),
-    ("VtxTriAttachment", SideKind::Vertices, SideKind::Triangles),
-    ("VtxTetAttachment", SideKind::Vertices, SideKind::Tets),
-    ("VtxXformAttachment", SideKind::Vertices, SideKind::Local),
-    ("TetXformAttachment", SideKind::Tets, SideKind::Local),
-    ("TriTriAttachment", SideKind::Triangles, SideKind::Triangles),
-];
-
-/// The attribute namespace and the kinds of the two sources of an attachment type of
-/// either spelling, or `None` when it is not one of the six.
-fn attachment_type(type_name: &str) -> Option<(&'static str, SideKind, SideKind)> {
-    DIALECTS.iter().find_map(|&(prefix, ns)| {
-        let leaf = type_name.strip_prefix(prefix)?;
-        TYPES.iter().find(|t| t.0 == leaf).map(|&(_, kind0, kind1)| (ns, kind0, kind1))
-    })
-}
 
 /// An animated frame's world transform at time codes `start + k`.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,7 +141,7 @@ pub(crate) fn read(
     let mut frame_paths: Vec<sdf::Path> = Vec::new();
     for prim in prims.iter().filter(|p| is_attachment(&p.type_name)) {
         let path = &prim.path;
-        let Some((ns, kind0, kind1)) = attachment_type(&prim.type_name) else {
+        let Some((ns, row)) = attachment_type(&prim.type_name) else {
             ctx.warn(path, None, format!("{} is not one of the six attachment types; ignored", prim.type_name));
             continue;
         };
@@ -199,7 +166,7 @@ pub(crate) fn read(
             });
         }
         let mut sides: Vec<Vec<Site>> = Vec::with_capacity(2);
-        for (n, kind) in [kind0, kind1].into_iter().enumerate() {
+        for (n, kind) in row.sources.into_iter().enumerate() {
             let rel = &attr(&format!("src{n}"));
             let Some(target) = first_target(ctx, path, rel)? else {
                 ctx.warn(path, Some(rel), "no target; attachment ignored");
@@ -292,7 +259,7 @@ fn read_sites(
     ctx: &Ctx,
     path: &sdf::Path,
     ns: &str,
-    kind: SideKind,
+    kind: SourceKind,
     side: usize,
     source: &Source,
     bodies: &[Body],
@@ -326,8 +293,8 @@ fn read_sites(
         }
     };
     Ok(match kind {
-        SideKind::Vertices => {
-            let attr = name("vtxIndices");
+        SourceKind::Vertices => {
+            let attr = name(VTX_INDICES);
             let (b, body) = need_body("vertex indices")?;
             let idx = ints(&attr)?;
             idx.iter()
@@ -337,8 +304,8 @@ fn read_sites(
                 })
                 .collect::<Result<_, ImportError>>()?
         }
-        SideKind::Triangles => {
-            let (attr, coords_attr) = (name("triIndices"), name("triCoords"));
+        SourceKind::Triangles => {
+            let (attr, coords_attr) = (name(TRI_INDICES), name(TRI_COORDS));
             let (b, body) = need_body("triangle indices")?;
             let idx = ints(&attr)?;
             let coords = vecs(&coords_attr, "vector3f[]", idx.len())?;
@@ -350,8 +317,8 @@ fn read_sites(
                 })
                 .collect::<Result<_, ImportError>>()?
         }
-        SideKind::Tets => {
-            let (attr, coords_attr) = (name("tetIndices"), name("tetCoords"));
+        SourceKind::Tets => {
+            let (attr, coords_attr) = (name(TET_INDICES), name(TET_COORDS));
             let (b, body) = need_body("tetrahedron indices")?;
             let idx = ints(&attr)?;
             let coords = vecs(&coords_attr, "vector3f[]", idx.len())?;
@@ -363,8 +330,8 @@ fn read_sites(
                 })
                 .collect::<Result<_, ImportError>>()?
         }
-        SideKind::Local => {
-            let attr = name("localPositions");
+        SourceKind::Local => {
+            let attr = name(LOCAL_POSITIONS);
             let positions = attribute_values::vec3_array(ctx, path, &attr)?
                 .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, &attr), expected: "point3f[]" })?;
             match source {

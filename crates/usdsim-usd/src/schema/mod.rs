@@ -1,6 +1,7 @@
 //! The schema's names and rules in one place, read by the importer, the exporter and
 //! the validator, so that the spellings of the two dialects cannot drift apart.
 
+pub(crate) mod attachment;
 pub(crate) mod dialect;
 pub(crate) mod material;
 pub(crate) mod names;

@@ -9,14 +9,8 @@ use openusd::sdf;
 use super::body_rules::SoundBody;
 use super::mesh_rules::check_finite;
 use super::walk::Walk;
+use crate::schema::attachment::{split_type, AttachmentType, SourceKind, ATTACHMENT_TYPES, ELEMENT_FILTER};
 use crate::stage::attribute_values as av;
-
-/// The two spellings of attachments and filters: prim type prefix and attribute
-/// namespace (`OmniPhysicsVtxVtxAttachment` with `omniphysics:src0`, or the AOUSD
-/// `PhysicsVtxVtxAttachment` with `physics:src0`).
-const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), ("Physics", "physics")];
-/// Prim type of an element collision filter, without its dialect prefix.
-const FILTER: &str = "ElementCollisionFilter";
 
 /// What an index array indexes on its source.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,47 +30,39 @@ impl Elem {
     }
 }
 
-/// One attachment type: its index arrays (attribute, source side, element) and the
-/// arrays that must all have the same length. Type and attribute names are given
-/// without their dialect prefix and namespace.
-struct AttachmentType {
-    type_name: &'static str,
-    indices: &'static [(&'static str, usize, Elem)],
-    same_length: &'static [&'static str],
+impl Elem {
+    /// What the index array of a source of `kind` indexes.
+    fn of(kind: SourceKind) -> Option<Elem> {
+        match kind {
+            SourceKind::Vertices => Some(Elem::Vertex),
+            SourceKind::Triangles => Some(Elem::Triangle),
+            SourceKind::Tets => Some(Elem::Tetrahedron),
+            SourceKind::Local => None,
+        }
+    }
 }
 
-const TYPES: [AttachmentType; 6] = [
-    AttachmentType {
-        type_name: "VtxVtxAttachment",
-        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("vtxIndicesSrc1", 1, Elem::Vertex)],
-        same_length: &["vtxIndicesSrc0", "vtxIndicesSrc1"],
-    },
-    AttachmentType {
-        type_name: "VtxTriAttachment",
-        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("triIndicesSrc1", 1, Elem::Triangle)],
-        same_length: &["vtxIndicesSrc0", "triIndicesSrc1", "triCoordsSrc1"],
-    },
-    AttachmentType {
-        type_name: "VtxTetAttachment",
-        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex), ("tetIndicesSrc1", 1, Elem::Tetrahedron)],
-        same_length: &["vtxIndicesSrc0", "tetIndicesSrc1", "tetCoordsSrc1"],
-    },
-    AttachmentType {
-        type_name: "VtxXformAttachment",
-        indices: &[("vtxIndicesSrc0", 0, Elem::Vertex)],
-        same_length: &["vtxIndicesSrc0", "localPositionsSrc1"],
-    },
-    AttachmentType {
-        type_name: "TetXformAttachment",
-        indices: &[("tetIndicesSrc0", 0, Elem::Tetrahedron)],
-        same_length: &["tetIndicesSrc0", "tetCoordsSrc0", "localPositionsSrc1"],
-    },
-    AttachmentType {
-        type_name: "TriTriAttachment",
-        indices: &[("triIndicesSrc0", 0, Elem::Triangle), ("triIndicesSrc1", 1, Elem::Triangle)],
-        same_length: &["triIndicesSrc0", "triCoordsSrc0", "triIndicesSrc1", "triCoordsSrc1"],
-    },
-];
+/// The index arrays of an attachment type (attribute leaf with its `SrcN`, source side,
+/// element), side 0 first.
+fn index_arrays(kind: &AttachmentType) -> Vec<(String, usize, Elem)> {
+    (0..2)
+        .filter_map(|side| {
+            let source = kind.sources[side];
+            Some((format!("{}Src{side}", source.indices()?), side, Elem::of(source)?))
+        })
+        .collect()
+}
+
+/// The arrays of an attachment type that must all have the same length (one entry per
+/// attached point): each side's index array, then its coordinates or positions.
+fn same_length(kind: &AttachmentType) -> Vec<String> {
+    (0..2)
+        .flat_map(|side| {
+            let source = kind.sources[side];
+            [source.indices(), source.coords()].into_iter().flatten().map(move |leaf| format!("{leaf}Src{side}"))
+        })
+        .collect()
+}
 
 /// Coordinate and position arrays that must hold finite values (without namespace).
 const COORDS: [&str; 5] = ["triCoordsSrc0", "triCoordsSrc1", "tetCoordsSrc0", "tetCoordsSrc1", "localPositionsSrc1"];
@@ -85,16 +71,14 @@ const COORDS: [&str; 5] = ["triCoordsSrc0", "triCoordsSrc1", "tetCoordsSrc0", "t
 pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
     for i in 0..walk.prims.len() {
         let type_name = walk.prims[i].type_name.clone();
-        let Some((ns, leaf)) =
-            DIALECTS.iter().find_map(|&(prefix, ns)| type_name.strip_prefix(prefix).map(|leaf| (ns, leaf)))
-        else {
+        let Some((ns, leaf)) = split_type(&type_name) else {
             continue;
         };
         let path = walk.prims[i].path.clone();
-        if let Some(kind) = TYPES.iter().find(|t| t.type_name == leaf) {
+        if let Some(kind) = ATTACHMENT_TYPES.iter().find(|t| t.name == leaf) {
             let sources = sources(walk, &path, ns, bodies);
             check_attachment(walk, &path, ns, kind, &sources);
-        } else if leaf == FILTER {
+        } else if leaf == ELEMENT_FILTER {
             let sources = sources(walk, &path, ns, bodies);
             check_filter(walk, &path, ns, &sources);
         }
@@ -167,8 +151,8 @@ fn check_attachment(
 ) {
     let attr = |leaf: &str| format!("{ns}:{leaf}");
     // DB402: index ranges.
-    for &(leaf, side, elem) in kind.indices {
-        let name = attr(leaf);
+    for (leaf, side, elem) in index_arrays(kind) {
+        let name = attr(&leaf);
         let Some(indices) = walk.read(prim, &name, av::int_array) else {
             continue;
         };
@@ -195,10 +179,9 @@ fn check_attachment(
         }
     }
     // DB403: lengths.
-    let lengths: Vec<(String, usize)> = kind
-        .same_length
+    let lengths: Vec<(String, usize)> = same_length(kind)
         .iter()
-        .map(|&leaf| {
+        .map(|leaf| {
             let name = attr(leaf);
             let len = array_len(walk, prim, &name);
             (name, len)
@@ -283,5 +266,27 @@ fn check_filter(walk: &mut Walk, prim: &sdf::Path, ns: &str, sources: &[Option<s
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The arrays the seed schema lists for each type, derived from the shared table.
+    #[test]
+    fn arrays_follow_the_schema_table() {
+        let row = |name: &str| ATTACHMENT_TYPES.iter().find(|t| t.name == name).unwrap();
+        let indices = |name: &str| -> Vec<(String, usize)> {
+            index_arrays(row(name)).into_iter().map(|(leaf, side, _)| (leaf, side)).collect()
+        };
+        assert_eq!(indices("VtxTriAttachment"), [("vtxIndicesSrc0".to_string(), 0), ("triIndicesSrc1".to_string(), 1)]);
+        assert_eq!(indices("TetXformAttachment"), [("tetIndicesSrc0".to_string(), 0)]);
+        assert_eq!(same_length(row("VtxXformAttachment")), ["vtxIndicesSrc0", "localPositionsSrc1"]);
+        assert_eq!(same_length(row("TetXformAttachment")), ["tetIndicesSrc0", "tetCoordsSrc0", "localPositionsSrc1"]);
+        assert_eq!(
+            same_length(row("TriTriAttachment")),
+            ["triIndicesSrc0", "triCoordsSrc0", "triIndicesSrc1", "triCoordsSrc1"]
+        );
     }
 }
