@@ -3,6 +3,9 @@
 //! layer that sublayers the input.
 //!
 //! Data flows one way: stage → [`import`] → `Scene` → solver → [`Bake`] → output layer.
+//! A run opens the stage once ([`InputStage::open`]), validates it and imports it from
+//! the same handle; [`import`] and [`validate::validate`] open their own for callers
+//! that need only one.
 //! Everything in the `Scene` is world space, stage units; the exporter maps results
 //! back to each simulation mesh's local space.
 
