@@ -80,7 +80,7 @@ pub struct Frame {
 /// A body vertex held at a world-space target (an attachment to a static xformable).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pin {
-    /// Index into [`Scene::bodies`].
+    /// Index into [`crate::Scene::bodies`].
     pub body: usize,
     /// Vertex index within that body.
     pub vertex: u32,

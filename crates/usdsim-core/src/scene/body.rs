@@ -58,7 +58,7 @@ pub struct Body {
     /// Total mass override in stage mass units (`omniphysics:mass` > 0), or `None` to
     /// derive mass from density and rest volume.
     pub mass_override: Option<f32>,
-    /// Plasticity of [`Body::material`] (see [`crate::model::plasticity`]); `None` is purely
+    /// Plasticity of [`Body::material`] (see `model/plasticity.rs`); `None` is purely
     /// elastic. Applies to tetrahedra only: surface bodies ignore it for now.
     ///
     /// Kept beside the material rather than in [`Material`] so that `Material` stays a
@@ -85,7 +85,7 @@ pub struct Body {
     pub kinematic: bool,
     /// Starts asleep: frozen in place until [`crate::Solver::wake`] (see the solver docs).
     pub starts_asleep: bool,
-    /// Gravity of the physics scene that owns this body; `None` means [`Scene::gravity`].
+    /// Gravity of the physics scene that owns this body; `None` means [`crate::Scene::gravity`].
     pub gravity: Option<Vec3>,
     /// Constitutive model: finite elements (the schema's) or a spring-mass-damper
     /// network (our `usdsim:model`).

@@ -36,18 +36,18 @@ pub struct Scene {
     /// Vertices held at a world-space target (attachments to static xformables).
     pub pins: Vec<Pin>,
     /// Collision and graphics meshes embedded in a body's simulation mesh, in their bind
-    /// pose (see [`crate::mesh::embedding`]). The solver ignores them; whoever writes results
+    /// pose (see `mesh/embedding.rs`). The solver ignores them; whoever writes results
     /// builds an [`crate::Embedding`] from each and maps the body's state onto it.
     pub embedded: Vec<EmbeddedMesh>,
     /// Which bodies, colliders and elements may not touch (collision groups, filtered
-    /// pairs, element filters; see [`crate::contact::filter_table`]).
+    /// pairs, element filters; see `contact/filter_table.rs`).
     pub collision: CollisionFilter,
     /// Attachments between body points, frames and rigid bodies (see
-    /// [`crate::constraint::attachment`]); pins are the simple vertex-to-static-point case.
+    /// `constraint/attachment.rs`); pins are the simple vertex-to-static-point case.
     pub attachments: Vec<Attachment>,
     /// Coordinate frames (static or animated xformables) attachments are fixed in.
     pub frames: Vec<Frame>,
-    /// Rigid bodies, simulated with rapier3d (see [`crate::rigid`]).
+    /// Rigid bodies, simulated with rapier3d (see `rigid.rs`).
     pub rigid_bodies: Vec<RigidBody>,
 }
 
@@ -56,7 +56,7 @@ pub struct Scene {
 pub struct EmbeddedMesh {
     /// A name for messages (the importer uses the prim path).
     pub name: String,
-    /// Index into [`Scene::bodies`].
+    /// Index into [`crate::Scene::bodies`].
     pub body: usize,
     /// The mesh's points in its bind pose, world space.
     pub bind_points: Vec<Vec3>,

@@ -4,7 +4,7 @@
 //! first one as the importer does.
 //!
 //! The rules live in [`rule::RULES`] (documented in `docs/validation-rules.md`); each
-//! family is checked by its own module over one shared [`walk::Walk`] of the composed
+//! family is checked by its own module over one shared `walk::Walk` of the composed
 //! stage.
 
 mod attachment_rules;
