@@ -4,6 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::ExportError;
+use crate::stage::input_layers::{resolve, Unresolved};
 
 /// The default output next to the input: `<dir>/<stem>.sim.usda`.
 pub fn default_output_path(input: &Path) -> PathBuf {
@@ -13,21 +14,13 @@ pub fn default_output_path(input: &Path) -> PathBuf {
 
 /// The absolute, symlink-resolved path the output will have: its directory must exist.
 pub(super) fn absolute_destination(output: &Path) -> Result<PathBuf, ExportError> {
-    if let Ok(existing) = output.canonicalize() {
-        return Ok(existing);
-    }
-    let file_name = output
-        .file_name()
-        .ok_or_else(|| ExportError::InvalidPath { path: output.to_path_buf(), reason: "no file name".to_string() })?;
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let parent = parent.canonicalize().map_err(|err| ExportError::InvalidPath {
+    resolve(output).map_err(|why| ExportError::InvalidPath {
         path: output.to_path_buf(),
-        reason: format!("output directory {}: {err}", parent.display()),
-    })?;
-    Ok(parent.join(file_name))
+        reason: match why {
+            Unresolved::NoFileName => "no file name".to_string(),
+            Unresolved::Directory(dir, err) => format!("output directory {}: {err}", dir.display()),
+        },
+    })
 }
 
 /// `target` relative to the directory `base` (both absolute), spelled as a USD asset

@@ -13,7 +13,8 @@ use usdsim_core::{Attachment, Body, Frame, Pin, Site};
 
 use crate::error::ImportError;
 use crate::schema::attachment::{
-    attachment_type, SourceKind, LOCAL_POSITIONS, TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES, VTX_INDICES,
+    attachment_type, split_type, SourceKind, LOCAL_POSITIONS, TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES,
+    VTX_INDICES,
 };
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
@@ -122,7 +123,7 @@ fn first_target(ctx: &Ctx, prim: &sdf::Path, rel: &str) -> Result<Option<sdf::Pa
 
 /// Whether a prim type is an attachment of either schema dialect.
 fn is_attachment(type_name: &str) -> bool {
-    (type_name.starts_with("OmniPhysics") || type_name.starts_with("Physics")) && type_name.ends_with("Attachment")
+    split_type(type_name).is_some_and(|(_, leaf)| leaf.ends_with("Attachment"))
 }
 
 /// Reads every enabled attachment. `lookup` maps body prims and simulation meshes to

@@ -268,7 +268,7 @@ pub(crate) fn read(
     body.plastic = extras.plastic;
     let subsets =
         material_binding::element_materials(ctx, prims, found.sim_index, found.kind, body.element_count(), units)?;
-    body.materials = subsets.slots();
+    body.materials = subsets.slots;
     body.element_materials = subsets.per_element;
     body.model = usdsim_api::body_model(ctx, &found.root, sim)?;
 

@@ -9,7 +9,7 @@
 //! authored inside a referenced class points at the referencing prim's copy.
 
 use openusd::sdf;
-use usdsim_core::{BodyKind, Material, BODY_MATERIAL};
+use usdsim_core::{BodyKind, Material, MaterialSlot, BODY_MATERIAL};
 
 use crate::error::ImportError;
 use crate::read::usdsim_api::{self, MaterialExtras};
@@ -90,19 +90,8 @@ fn non_negative(
 
 /// The body material when nothing is bound: SI defaults converted to stage units.
 pub(crate) fn default_material(units: &Units) -> Material {
-    Material {
-        youngs_modulus: units.pressure_from_si(1e6) as f32,
-        poissons_ratio: 0.3,
-        density: units.density_from_si(1000.0) as f32,
-        thickness: units.length_from_si(1e-3) as f32,
-        stretch_stiffness: 0.0,
-        shear_stiffness: 0.0,
-        bend_stiffness: 0.0,
-        dynamic_friction: 0.5,
-        static_friction: 0.5,
-        damping: 0.0,
-        bend_damping: 0.0,
-    }
+    let elastic = Material::elastic(units.pressure_from_si(1e6) as f32, 0.3, units.density_from_si(1000.0) as f32);
+    Material { thickness: units.length_from_si(1e-3) as f32, ..elastic }
 }
 
 /// Reads the deformable material parameters of `material` (a bound Material prim) for
@@ -204,9 +193,9 @@ pub(crate) fn collider_friction(ctx: &mut Ctx, collider: &sdf::Path) -> Result<f
 /// `familyName = "materialBind"` and `elementType` `tetrahedron` (volume bodies) or
 /// `face` (surface bodies). Each subset's material is resolved like any prim's (so an
 /// ancestor's `strongerThanDescendants` binding still wins, and a subset without its own
-/// binding inherits the mesh's). Returns the material table and one index per element
-/// ([`BODY_MATERIAL`] for elements in no subset); both empty when no subset applies.
-/// The table's tearing and plasticity (`UsdsimMaterialAPI`) come index for index.
+/// binding inherits the mesh's). Returns the material slots (with their tearing and
+/// plasticity from `UsdsimMaterialAPI`) and one index per element ([`BODY_MATERIAL`]
+/// for elements in no subset); both empty when no subset applies.
 pub(crate) fn element_materials(
     ctx: &mut Ctx,
     prims: &[PrimInfo],
@@ -271,31 +260,20 @@ pub(crate) fn element_materials(
         return Ok(ElementMaterials::default());
     }
     Ok(ElementMaterials {
-        materials: table.iter().map(|(_, m, _)| *m).collect(),
+        slots: table
+            .iter()
+            .map(|&(_, material, e)| MaterialSlot { material, plastic: e.plastic, tear_ratio: e.tear_ratio })
+            .collect(),
         per_element,
-        tear_ratio: table.iter().map(|(_, _, e)| e.tear_ratio).collect(),
-        plastic: table.iter().map(|(_, _, e)| e.plastic).collect(),
     })
 }
 
 /// Per-element material assignment of a body (see [`element_materials`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ElementMaterials {
-    /// The distinct materials of the subsets.
-    pub materials: Vec<Material>,
-    /// Per element: an index into `materials`, or [`BODY_MATERIAL`].
+    /// The distinct materials of the subsets, each with its `usdsim:` plasticity and
+    /// tear ratio.
+    pub slots: Vec<MaterialSlot>,
+    /// Per element: an index into `slots`, or [`BODY_MATERIAL`].
     pub per_element: Vec<u32>,
-    /// `usdsim:tearRatio` of each of `materials`.
-    pub tear_ratio: Vec<Option<f32>>,
-    /// Plasticity of each of `materials`.
-    pub plastic: Vec<Option<usdsim_core::Plasticity>>,
-}
-
-impl ElementMaterials {
-    /// The body's material slots: each material with its plasticity and tear ratio.
-    pub fn slots(&self) -> Vec<usdsim_core::MaterialSlot> {
-        (self.materials.iter().zip(&self.plastic).zip(&self.tear_ratio))
-            .map(|((&material, &plastic), &tear_ratio)| usdsim_core::MaterialSlot { material, plastic, tear_ratio })
-            .collect()
-    }
 }

@@ -103,20 +103,35 @@ fn file_of(identifier: &str) -> Option<PathBuf> {
     path.is_absolute().then(|| path.to_path_buf())
 }
 
-/// `path` with symbolic links and `..` resolved, as far as it exists: the file itself
-/// when it does, else its resolved directory joined with its name, so that an output
-/// path and a layer path compare equal however either is spelled.
-pub(crate) fn normalise(path: &Path) -> PathBuf {
+/// `path` with symbolic links and `..` resolved: the file itself when it exists, else
+/// its resolved directory joined with its name, so that an output path and a layer path
+/// compare equal however either is spelled. The exporter's destination check uses it
+/// too, reporting the two ways it fails.
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf, Unresolved> {
     if let Ok(existing) = path.canonicalize() {
-        return existing;
+        return Ok(existing);
     }
-    match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) => {
-            let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
-            parent.canonicalize().map_or_else(|_| path.to_path_buf(), |p| p.join(name))
-        }
-        _ => path.to_path_buf(),
-    }
+    let name = path.file_name().ok_or(Unresolved::NoFileName)?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    parent.canonicalize().map(|p| p.join(name)).map_err(|err| Unresolved::Directory(parent.to_path_buf(), err))
+}
+
+/// Why [`resolve`] could not place a path.
+#[derive(Debug)]
+pub(crate) enum Unresolved {
+    /// The path does not exist and has no file name (`..`, `/`).
+    NoFileName,
+    /// Neither the path nor its directory exists (the directory, and the OS's reason).
+    Directory(PathBuf, std::io::Error),
+}
+
+/// [`resolve`], or `path` as spelled when it cannot be placed (a layer named in a
+/// folder that does not exist: no output can be written there anyway).
+fn normalise(path: &Path) -> PathBuf {
+    resolve(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]
