@@ -66,6 +66,33 @@ pub struct RigidPrim {
     /// op: baked as a constant `xformOp:scale` after the orient so the shape keeps its
     /// size. `None` when no scale op is authored.
     pub scale: Option<DVec3>,
+    /// The value types the input already declares for the ops the bake writes, so the
+    /// bake's opinions agree with the composed stage (Pixar's `AttributeTypeMismatch`).
+    pub op_precision: OpPrecision,
+}
+
+/// Floating-point precision of a vector or quaternion attribute (`half3`/`float3`/
+/// `double3`, `quath`/`quatf`/`quatd`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// 16-bit (`half3`, `quath`).
+    Half,
+    /// 32-bit (`float3`, `quatf`).
+    Float,
+    /// 64-bit (`double3`, `quatd`): what the bake writes where the input declares nothing.
+    #[default]
+    Double,
+}
+
+/// The precision of each transform op a rigid bake authors, as the input declares it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpPrecision {
+    /// `xformOp:translate`.
+    pub translate: Precision,
+    /// `xformOp:orient`.
+    pub orient: Precision,
+    /// `xformOp:scale`.
+    pub scale: Precision,
 }
 
 impl Imported {

@@ -6,7 +6,7 @@ use glam::{DMat4, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
-use crate::binding::RigidPrim;
+use crate::binding::{OpPrecision, Precision, RigidPrim};
 use crate::error::ImportError;
 use crate::read::collider;
 use crate::stage::attribute_values;
@@ -120,7 +120,21 @@ fn rigid_prim(
     // The effective local scale (all scale ops of the stack together), constant over the
     // bake: rigid bodies do not deform.
     let scale = has_scale.then(|| decompose(parent_world.inverse() * world).scale);
-    Ok(RigidPrim { prim_path: root.to_string(), parent_world, resets_stack: local.resets_stack, scale })
+    let op_precision = OpPrecision {
+        translate: precision(ctx, root, "xformOp:translate")?,
+        orient: precision(ctx, root, "xformOp:orient")?,
+        scale: precision(ctx, root, "xformOp:scale")?,
+    };
+    Ok(RigidPrim { prim_path: root.to_string(), parent_world, resets_stack: local.resets_stack, scale, op_precision })
+}
+
+/// The precision of `prim.name`'s authored value; double where nothing is authored.
+fn precision(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Precision, ImportError> {
+    Ok(match attribute_values::raw(ctx, prim, name)? {
+        Some(sdf::Value::Vec3h(_) | sdf::Value::Quath(_)) => Precision::Half,
+        Some(sdf::Value::Vec3f(_) | sdf::Value::Quatf(_)) => Precision::Float,
+        _ => Precision::Double,
+    })
 }
 
 /// The rigid pose (translation, rotation) of a world matrix, scale dropped.
