@@ -16,6 +16,7 @@ use crate::stage::input_stage::InputStage;
 use crate::stage::stage_info::{self, StageInfo};
 use crate::stage::units::Units;
 use crate::stage::xform::XformCache;
+use crate::validate::Diagnostic;
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]
@@ -41,7 +42,7 @@ pub struct Imported {
     /// One entry per `scene.rigid_bodies` entry: what the exporter needs to bake its pose.
     pub rigid_prims: Vec<RigidPrim>,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Opens `path` (`.usda`, `.usdc` or `.usdz`; sublayers, references, payloads and
@@ -89,7 +90,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
         return Err(err);
     }
     for diagnostic in ctx.stage.composition_errors() {
-        ctx.warnings.push(format!("{}: composition: {diagnostic}", ctx.file()));
+        ctx.warn("IM004", &sdf::Path::abs_root(), None, format!("composition: {diagnostic}"));
     }
 
     let mut xforms = XformCache::default();
@@ -115,9 +116,6 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
                 embedded_prims.push(out);
             }
         }
-    }
-    if scene.bodies.is_empty() {
-        ctx.warn(&sdf::Path::abs_root(), None, "the stage has no deformable bodies");
     }
     scene.colliders = collider::read_all(&mut ctx, prims, &|path| scan.in_body(path), &mut xforms)?;
     let lookup = body::lookup(&scan.bodies);
@@ -158,6 +156,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
             body.gravity = Some(physics_scene::scene_gravity(&mut ctx, &owner, &info)?);
         } else {
             ctx.warn(
+                "DB009",
                 &found.root,
                 None,
                 format!("simulationOwner {owner} is not a PhysicsScene; the body runs in the default scene"),

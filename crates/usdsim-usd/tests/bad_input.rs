@@ -199,7 +199,7 @@ fn unsupported_things_are_warnings() {
     let text = "#usda 1.0\n(\n    upAxis = \"Z\"\n)\n\ndef Cone \"Cone\" (\n    prepend apiSchemas = [\"PhysicsCollisionAPI\"]\n)\n{\n}\n\ndef OmniPhysicsVtxVtxAttachment \"Stitch\"\n{\n}\n\ndef Mesh \"Orphan\" (\n    prepend apiSchemas = [\"OmniPhysicsSurfaceDeformableSimAPI\"]\n)\n{\n}\n";
     let dir = tempfile::tempdir().unwrap();
     let imp = import(&write_scene(dir.path(), "scene.usda", text)).unwrap();
-    let all = imp.warnings.join("\n");
+    let all = imp.warnings.iter().map(|w| w.text()).collect::<Vec<_>>().join("\n");
     assert!(all.contains("scene.usda: /Cone: PhysicsCollisionAPI on Cone is not a supported"), "{all}");
     assert!(all.contains("/Stitch.omniphysics:src0: no target; attachment ignored"), "{all}");
     assert!(all.contains("/Orphan: applies OmniPhysicsSurfaceDeformableSimAPI but neither"), "{all}");

@@ -268,7 +268,7 @@ fn every_type_imports_the_same_in_both_spellings() {
         assert_eq!(a.scene.attachments.len(), attachments, "{name}: {:?}", a.scene.attachments);
         assert_eq!(a.scene.pins.len(), pins, "{name}: {:?}", a.scene.pins);
         assert!(
-            !a.warnings.iter().chain(&b.warnings).any(|w| w.contains("attachment")),
+            !a.warnings.iter().chain(&b.warnings).any(|w| w.text().contains("attachment")),
             "{name}: {:?} / {:?}",
             a.warnings,
             b.warnings
@@ -339,7 +339,7 @@ fn physics_attachment_enabled_false_is_ignored() {
 fn unknown_physics_types_are_still_warned() {
     let text = stage("    def PhysicsVtxCrvAttachment \"Curve\"\n    {\n    }\n");
     let imp = load(&text);
-    let all = imp.warnings.join("\n");
+    let all = imp.warnings.iter().map(|w| w.text()).collect::<Vec<_>>().join("\n");
     assert!(
         all.contains("/World/Curve: PhysicsVtxCrvAttachment is not one of the six attachment types; ignored"),
         "{all}"
@@ -415,7 +415,7 @@ fn physics_attachment_without_target_is_warned() {
         "    def OmniPhysicsVtxVtxAttachment \"Stitch\"\n    {\n        rel omniphysics:src1 = </World/Patch>\n    }\n",
     ));
     let imp = load(&text);
-    let all = imp.warnings.join("\n");
+    let all = imp.warnings.iter().map(|w| w.text()).collect::<Vec<_>>().join("\n");
     assert!(all.contains("/World/Stitch.physics:src0: no target; attachment ignored"), "{all}");
     assert!(imp.scene.attachments.is_empty());
 }

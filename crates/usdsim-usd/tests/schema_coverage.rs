@@ -328,7 +328,7 @@ fn bind_pose_is_found_by_purpose_in_both_dialects() {
     assert_eq!(body.bind_pose, shifted, "the first instance with bindPose wins");
     assert_eq!(body.self_collision_filter_pose, shifted);
     assert_eq!(body.positions, points);
-    assert!(imp.warnings.iter().any(|w| w.contains("2 deformable pose instances")), "{:?}", imp.warnings);
+    assert!(imp.warnings.iter().any(|w| w.text().contains("2 deformable pose instances")), "{:?}", imp.warnings);
 
     let aousd = format!(
         "        point3f[] physics:deformablePose:rest:points = {}\n        uniform token[] physics:deformablePose:rest:purposes = [\"bindPose\"]",
@@ -336,7 +336,7 @@ fn bind_pose_is_found_by_purpose_in_both_dialects() {
     );
     let (_, imp) = load(dir.path(), &format!("{HEADER}{}", tet_body(false, &aousd, "")));
     assert_eq!(imp.scene.bodies[0].bind_pose, shifted);
-    assert!(imp.warnings.is_empty() || !imp.warnings.iter().any(|w| w.contains("pose")), "{:?}", imp.warnings);
+    assert!(imp.warnings.is_empty() || !imp.warnings.iter().any(|w| w.text().contains("pose")), "{:?}", imp.warnings);
 }
 
 /// The same scene in the OmniPhysics and the AOUSD spelling imports to the same model
@@ -467,7 +467,7 @@ def Xform "Body" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
         let expected = if top.contains(&(t as u32)) { 1e6 } else { 1e5 };
         assert_eq!(body.element_material(t).youngs_modulus, expected, "tet {t}");
     }
-    assert!(imp.warnings.iter().any(|w| w.contains("Ignored") && w.contains("elementType")), "{:?}", imp.warnings);
+    assert!(imp.warnings.iter().any(|w| w.text().contains("Ignored") && w.text().contains("elementType")), "{:?}", imp.warnings);
     let solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
     let expected = 0.5 * 1000.0 + 0.5 * 3000.0;
     assert!((solver.body_mass(0) - expected).abs() < 1e-3 * expected, "{}", solver.body_mass(0));

@@ -88,7 +88,7 @@ fn every_op_kind_maps_points_to_world() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_scene(dir.path(), "xforms.usda", &scene());
     let imp = import(&path).unwrap();
-    assert!(imp.warnings.iter().all(|w| !w.contains("xformOp")), "{:?}", imp.warnings);
+    assert!(imp.warnings.iter().all(|w| !w.text().contains("xformOp")), "{:?}", imp.warnings);
     let body = |name: &str| {
         let i = imp
             .bodies

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use usdsim_usd::validate::{validate, Severity, RULES};
+use usdsim_usd::validate::{validate, Rule, Severity, IMPORT_RULES, RULES};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -367,16 +367,23 @@ fn surface_material_subsets() {
 
 #[test]
 fn the_catalogue_in_the_docs_lists_every_rule_as_the_code_does() {
+    assert_eq!(doc_rows("DB"), catalogue(RULES));
+    assert_eq!(doc_rows("IM"), catalogue(IMPORT_RULES));
+}
+
+/// `(code, severity, statement)` of every row of the docs' tables whose code starts
+/// with `prefix`.
+fn doc_rows(prefix: &str) -> Vec<(String, String, String)> {
     let docs = std::fs::read_to_string(repo().join("docs/validation-rules.md")).unwrap();
-    let rows: Vec<(String, String, String)> = docs
-        .lines()
-        .filter(|l| l.starts_with("| `DB"))
+    docs.lines()
+        .filter(|l| l.starts_with(&format!("| `{prefix}")))
         .map(|l| {
             let cells: Vec<&str> = l.split('|').map(str::trim).collect();
             (cells[1].trim_matches('`').to_string(), cells[2].to_string(), cells[3].to_string())
         })
-        .collect();
-    let code: Vec<(String, String, String)> =
-        RULES.iter().map(|r| (r.code.to_string(), r.severity.as_str().to_string(), r.statement.to_string())).collect();
-    assert_eq!(rows, code);
+        .collect()
+}
+
+fn catalogue(rules: &[Rule]) -> Vec<(String, String, String)> {
+    rules.iter().map(|r| (r.code.to_string(), r.severity.as_str().to_string(), r.statement.to_string())).collect()
 }

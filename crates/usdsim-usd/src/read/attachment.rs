@@ -143,7 +143,12 @@ pub(crate) fn read(
     for prim in prims.iter().filter(|p| is_attachment(&p.type_name)) {
         let path = &prim.path;
         let Some((ns, row)) = attachment_type(&prim.type_name) else {
-            ctx.warn(path, None, format!("{} is not one of the six attachment types; ignored", prim.type_name));
+            ctx.warn(
+                "DB502",
+                path,
+                None,
+                format!("{} is not one of the six attachment types; ignored", prim.type_name),
+            );
             continue;
         };
         let attr = |leaf: &str| format!("{ns}:{leaf}");
@@ -170,7 +175,7 @@ pub(crate) fn read(
         for (n, kind) in row.sources.into_iter().enumerate() {
             let rel = &attr(&format!("src{n}"));
             let Some(target) = first_target(ctx, path, rel)? else {
-                ctx.warn(path, Some(rel), "no target; attachment ignored");
+                ctx.warn("DB401", path, Some(rel), "no target; attachment ignored");
                 break;
             };
             let source = if let Some(&(_, b)) = lookup.iter().find(|(p, _)| *p == target) {

@@ -102,6 +102,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
                 .collect();
             if children.len() > 1 {
                 ctx.warn(
+                    "DB003",
                     &prim.path,
                     None,
                     format!(
@@ -115,6 +116,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
         };
         let Some((sim_index, sim, (api, api_name))) = sim else {
             ctx.warn(
+"DB005",
                 &prim.path,
                 None,
                 "deformable body has no simulation mesh (it, or a direct child, must apply a *DeformableSimAPI); skipped",
@@ -126,7 +128,12 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
             SimKind::Volume => BodyKind::Volume,
             SimKind::Surface => BodyKind::Surface,
             SimKind::Curves => {
-                ctx.warn(&sim.path, None, format!("{api_name}: curves deformables are not supported yet; skipped"));
+                ctx.warn(
+                    "IM010",
+                    &sim.path,
+                    None,
+                    format!("{api_name}: curves deformables are not supported yet; skipped"),
+                );
                 continue;
             }
         };
@@ -169,6 +176,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
                 claimed.contains(&prim.path) || subtrees.iter().any(|root| prim.path.has_prefix(root));
             if !in_disabled_or_claimed {
                 ctx.warn(
+                    "DB008",
                     &prim.path,
                     None,
                     format!("applies {api_name} but neither it nor its parent applies a DeformableBodyAPI; ignored"),
@@ -278,6 +286,7 @@ pub(crate) fn read(
             body.bind_pose = bind.iter().map(to_world).collect();
         } else {
             ctx.warn(
+                "DB201",
                 sim,
                 None,
                 format!("bind pose has {} points but the mesh has {}; using points", bind.len(), points.len()),
@@ -290,7 +299,12 @@ pub(crate) fn read(
     body.kinematic = attribute_values::bool_value(ctx, &found.root, names.kinematic)? == Some(true);
     body.starts_asleep = attribute_values::bool_value(ctx, &found.root, names.asleep)? == Some(true);
     if body.kinematic && body.starts_asleep {
-        ctx.warn(&found.root, Some(names.asleep), "a kinematic body follows its animation; startsAsleep ignored");
+        ctx.warn(
+            "IM012",
+            &found.root,
+            Some(names.asleep),
+            "a kinematic body follows its animation; startsAsleep ignored",
+        );
         body.starts_asleep = false;
     }
     body.mass_override = match attribute_values::f64_value(ctx, &found.root, names.mass)? {
@@ -317,6 +331,7 @@ pub(crate) fn read(
             if let Some((i, m)) = masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m > 0.0)) {
                 // Real assets author all-zero arrays to mean "not set".
                 ctx.warn(
+                    "DB304",
                     sim,
                     Some(MASSES),
                     format!("entry {i} is {m}, not a positive mass; per-point masses ignored, mass comes from density"),

@@ -7,6 +7,7 @@ use usdsim_core::{Collider, ColliderShape};
 
 use crate::error::ImportError;
 use crate::read::material_binding;
+use crate::schema::names::RIGID_BODY_API;
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -20,8 +21,7 @@ pub(crate) fn read_all(
     in_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
 ) -> Result<Vec<Collider>, ImportError> {
-    let rigid_roots: Vec<&sdf::Path> =
-        prims.iter().filter(|p| p.has_api("PhysicsRigidBodyAPI")).map(|p| &p.path).collect();
+    let rigid_roots: Vec<&sdf::Path> = prims.iter().filter(|p| p.has_api(RIGID_BODY_API)).map(|p| &p.path).collect();
     let mut colliders = Vec::new();
     for prim in prims.iter().filter(|p| p.has_api("PhysicsCollisionAPI")) {
         if in_body(&prim.path) {
@@ -82,7 +82,7 @@ pub(crate) fn read_one(
     let scale = d.scale.abs();
     let warn_shear = |ctx: &mut Ctx, d: &Decomposed| {
         if d.sheared {
-            ctx.warn(path, None, "sheared transform; collider shape approximated without the shear");
+            ctx.warn("IM022", path, None, "sheared transform; collider shape approximated without the shear");
         }
     };
     let shape = match prim.type_name.as_str() {
@@ -117,6 +117,7 @@ pub(crate) fn read_one(
             let max = scale.max_element();
             if !nearly_equal(max, scale.min_element()) {
                 ctx.warn(
+                    "IM022",
                     path,
                     None,
                     format!("non-uniform scale {scale} on a sphere; using a sphere of the largest scale"),
@@ -139,6 +140,7 @@ pub(crate) fn read_one(
             // a uniform one.
             if !nearly_equal(a, b) || (is_capsule && !nearly_equal(along, across_max)) {
                 ctx.warn(
+                    "IM022",
                     path,
                     None,
                     format!(
@@ -159,7 +161,7 @@ pub(crate) fn read_one(
         "Mesh" => {
             let (vertices, triangles) = triangle_mesh(ctx, path, world)?;
             if triangles.is_empty() {
-                ctx.warn(path, None, "collision mesh has no triangles; skipped");
+                ctx.warn("IM020", path, None, "collision mesh has no triangles; skipped");
                 return Ok(None);
             }
             return Ok(Some(Collider {
@@ -173,6 +175,7 @@ pub(crate) fn read_one(
         other => {
             let what = if other.is_empty() { "an untyped prim" } else { other };
             ctx.warn(
+                "IM020",
                 path,
                 None,
                 format!("PhysicsCollisionAPI on {what} is not a supported static collider shape; skipped"),
@@ -227,7 +230,12 @@ fn triangle_mesh(ctx: &mut Ctx, path: &sdf::Path, world: DMat4) -> Result<(Vec<V
         }
     }
     if skipped > 0 {
-        ctx.warn(path, Some("faceVertexCounts"), format!("{skipped} faces with fewer than 3 vertices skipped"));
+        ctx.warn(
+            "IM023",
+            path,
+            Some("faceVertexCounts"),
+            format!("{skipped} faces with fewer than 3 vertices skipped"),
+        );
     }
     let vertices = points.iter().map(|p| world.transform_point3(*p).as_vec3()).collect();
     Ok((vertices, triangles))

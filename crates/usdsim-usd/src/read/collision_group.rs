@@ -150,6 +150,7 @@ fn members(ctx: &mut Ctx, group: &sdf::Path, objects: &Objects) -> Result<BTreeS
         let found = if explicit_only { objects.exact(include).is_some() } else { !objects.under(include).is_empty() };
         if !found {
             ctx.warn(
+                "IM050",
                 group,
                 Some(INCLUDES),
                 format!("{include} names no deformable body, static collider or rigid body; ignored"),
@@ -211,6 +212,7 @@ fn groups(ctx: &mut Ctx, prims: &[PrimInfo], objects: &Objects, pairs: &mut Pair
                     filtered[m].insert(merged[t]);
                 }
                 None => ctx.warn(
+                    "IM050",
                     &group.path,
                     Some(FILTERED_GROUPS),
                     format!("{target} is not a PhysicsCollisionGroup; ignored"),
@@ -220,6 +222,7 @@ fn groups(ctx: &mut Ctx, prims: &[PrimInfo], objects: &Objects, pairs: &mut Pair
         match invert[m] {
             Some(previous) if previous != group.invert => {
                 ctx.warn(
+                    "IM051",
                     &group.path,
                     Some(INVERT),
                     "differs from another group of the same mergeGroup; the merged group is inverted",
@@ -258,13 +261,19 @@ fn filtered_pairs(
         let path = &prim.path;
         let own = objects.under(path);
         if own.is_empty() {
-            ctx.warn(path, Some(FILTERED_PAIRS), "not a deformable body, static collider or rigid body; ignored");
+            ctx.warn(
+                "IM050",
+                path,
+                Some(FILTERED_PAIRS),
+                "not a deformable body, static collider or rigid body; ignored",
+            );
             continue;
         }
         for target in targets(ctx, path, FILTERED_PAIRS)? {
             let other = objects.under(&target);
             if other.is_empty() {
                 ctx.warn(
+                    "IM050",
                     path,
                     Some(FILTERED_PAIRS),
                     format!("{target} names no deformable body, static collider or rigid body; ignored"),
@@ -320,11 +329,12 @@ fn element_filters(
         for (k, side) in sides.iter_mut().enumerate() {
             let rel = format!("{ns}:src{k}");
             let Some(target) = targets(ctx, path, &rel)?.into_iter().next() else {
-                ctx.warn(path, Some(&rel), "no target; element filter ignored");
+                ctx.warn("IM050", path, Some(&rel), "no target; element filter ignored");
                 continue 'filters;
             };
             let Some(object) = objects.exact(&target) else {
                 ctx.warn(
+"IM050",
                     path,
                     Some(&rel),
                     format!(

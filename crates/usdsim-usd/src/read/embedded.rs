@@ -36,6 +36,7 @@ pub(crate) fn read(
         Some(b) if b.len() == points.len() => b,
         Some(b) => {
             ctx.warn(
+                "DB201",
                 path,
                 None,
                 format!("bind pose has {} points but the mesh has {}; using points", b.len(), points.len()),
@@ -76,6 +77,7 @@ fn normals_topology(ctx: &mut Ctx, prim: &PrimInfo, point_count: usize) -> Resul
         .unwrap_or_else(|| "vertex".to_string());
     if interpolation != "vertex" && interpolation != "varying" {
         ctx.warn(
+"IM040",
             path,
             Some("normals"),
             format!("normals with {interpolation:?} interpolation are not recomputed (only vertex/varying); they keep their authored value"),
@@ -83,7 +85,7 @@ fn normals_topology(ctx: &mut Ctx, prim: &PrimInfo, point_count: usize) -> Resul
         return Ok(None);
     }
     if prim.type_name != "Mesh" {
-        ctx.warn(path, Some("normals"), format!("normals of a {} are not recomputed", prim.type_name));
+        ctx.warn("IM040", path, Some("normals"), format!("normals of a {} are not recomputed", prim.type_name));
         return Ok(None);
     }
     let counts = attribute_values::int_array(ctx, path, "faceVertexCounts")?.unwrap_or_default();
@@ -93,7 +95,7 @@ fn normals_topology(ctx: &mut Ctx, prim: &PrimInfo, point_count: usize) -> Resul
         && total == indices.len() as i64
         && indices.iter().all(|&i| i >= 0 && (i as usize) < point_count);
     if !valid {
-        ctx.warn(path, Some("faceVertexIndices"), "face topology is inconsistent; normals are not recomputed");
+        ctx.warn("IM040", path, Some("faceVertexIndices"), "face topology is inconsistent; normals are not recomputed");
         return Ok(None);
     }
     Ok(Some(FaceTopology {

@@ -15,13 +15,11 @@ use crate::error::ImportError;
 use crate::read::usdsim_api::{self, MaterialExtras};
 use crate::schema::dialect::Dialect;
 use crate::schema::material;
+use crate::schema::names::BINDING_RELS;
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
 use crate::stage::units::Units;
-
-/// Binding relationship names, strongest purpose first.
-const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
 
 /// The material bound to `prim` for physics, if any. A target that is not a composed
 /// prim is reported as a warning and ignored.
@@ -49,7 +47,12 @@ pub(crate) fn bound_material(ctx: &mut Ctx, prim: &sdf::Path) -> Result<Option<s
         if let Some(target) = chosen {
             let exists = ctx.prim(&target)?.is_valid().map_err(|err| ctx.query_err(&target, None, err))?;
             if !exists {
-                ctx.warn(prim, Some(rel_name), format!("bound material {target} does not exist; using defaults"));
+                ctx.warn(
+                    "IM030",
+                    prim,
+                    Some(rel_name),
+                    format!("bound material {target} does not exist; using defaults"),
+                );
                 return Ok(None);
             }
             return Ok(Some(target));
@@ -116,6 +119,7 @@ pub(crate) fn body_material(
     let any_material_api = omni || aousd || apis.iter().any(|api| material::BASE_MATERIAL_APIS.contains(&api.as_str()));
     if !omni && !aousd {
         ctx.warn(
+            "DB305",
             body_prim,
             None,
             format!("bound material {material} applies no deformable material API; reading its attributes anyway"),
@@ -226,6 +230,7 @@ pub(crate) fn element_materials(
         let element_type = attribute_values::token_value(ctx, &subset, "elementType")?;
         if element_type.as_deref() != Some(wanted) {
             ctx.warn(
+                "DB306",
                 &subset,
                 Some("elementType"),
                 format!(
@@ -254,7 +259,7 @@ pub(crate) fn element_materials(
         }
     }
     if overlap {
-        ctx.warn(sim, None, "materialBind subsets overlap; the last subset listing an element wins");
+        ctx.warn("DB308", sim, None, "materialBind subsets overlap; the last subset listing an element wins");
     }
     if !any {
         return Ok(ElementMaterials::default());

@@ -21,6 +21,7 @@ pub(crate) fn gravity(ctx: &mut Ctx, scenes: &[sdf::Path], info: &StageInfo) -> 
     let down = -info.up_axis.vector();
     let Some(scene) = scenes.first() else {
         ctx.warn(
+            "IM002",
             &sdf::Path::abs_root(),
             None,
             format!(

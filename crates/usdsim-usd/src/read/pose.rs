@@ -62,6 +62,7 @@ pub(crate) fn pose_points(ctx: &mut Ctx, prim: &PrimInfo, purpose: &str) -> Resu
     if found.len() > 1 {
         let names: Vec<&str> = found.iter().map(|i| i.name.as_str()).collect();
         ctx.warn(
+            "DB202",
             &prim.path,
             None,
             format!(
@@ -85,7 +86,12 @@ pub(crate) fn pose_points(ctx: &mut Ctx, prim: &PrimInfo, purpose: &str) -> Resu
         }
         _ => {
             let path: &sdf::Path = &prim.path;
-            ctx.warn(path, Some(&first.points), format!("pose with purpose {purpose} authors no points; ignored"));
+            ctx.warn(
+                "IM011",
+                path,
+                Some(&first.points),
+                format!("pose with purpose {purpose} authors no points; ignored"),
+            );
             Ok(None)
         }
     }

@@ -9,6 +9,7 @@ use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 use crate::binding::{OpPrecision, Precision, RigidPrim};
 use crate::error::ImportError;
 use crate::read::collider;
+use crate::schema::names::RIGID_BODY_API;
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -31,7 +32,7 @@ pub(crate) fn read_all(
     units: &Units,
 ) -> Result<Vec<ReadRigid>, ImportError> {
     let roots: Vec<&sdf::Path> =
-        prims.iter().filter(|p| p.has_api("PhysicsRigidBodyAPI") && !in_body(&p.path)).map(|p| &p.path).collect();
+        prims.iter().filter(|p| p.has_api(RIGID_BODY_API) && !in_body(&p.path)).map(|p| &p.path).collect();
     let mut out = Vec::new();
     for &root in &roots {
         if attribute_values::bool_value(ctx, root, "physics:rigidBodyEnabled")? == Some(false) {
@@ -55,7 +56,7 @@ pub(crate) fn read_all(
             let Some(c) = collider::read_one(ctx, prim, xforms)? else { continue };
             let shape = match c.shape {
                 ColliderShape::Plane { .. } => {
-                    ctx.warn(&prim.path, None, "a plane cannot belong to a rigid body; skipped");
+                    ctx.warn("IM020", &prim.path, None, "a plane cannot belong to a rigid body; skipped");
                     continue;
                 }
                 ColliderShape::TriMesh { vertices, triangles } => {
@@ -66,7 +67,7 @@ pub(crate) fn read_all(
             shapes.push(RigidShape { shape, translation: inv * (c.translation - t), rotation: inv * c.rotation });
         }
         if shapes.is_empty() {
-            ctx.warn(root, None, "rigid body without colliders; not simulated");
+            ctx.warn("IM021", root, None, "rigid body without colliders; not simulated");
             continue;
         }
         let positive = |ctx: &Ctx, name: &str| -> Result<Option<f64>, ImportError> {

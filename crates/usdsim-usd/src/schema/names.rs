@@ -32,6 +32,14 @@ impl SimKind {
 pub(crate) const BODY_APIS: [(&str, Dialect); 2] =
     [("OmniPhysicsDeformableBodyAPI", Dialect::Omni), ("PhysicsDeformableBodyAPI", Dialect::Aousd)];
 
+/// UsdPhysics' rigid body API: prims with it (outside deformable bodies) are simulated
+/// as rigid bodies.
+pub(crate) const RIGID_BODY_API: &str = "PhysicsRigidBodyAPI";
+
+/// Material binding relationships, strongest first: the physics purpose, then the
+/// all-purpose binding (UsdShade's purpose fallback).
+pub(crate) const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
+
 /// Simulation API names and their kinds.
 pub(crate) const SIM_APIS: [(&str, SimKind); 6] = [
     ("OmniPhysicsVolumeDeformableSimAPI", SimKind::Volume),

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use openusd::{sdf, usd};
 
 use crate::error::{ImportError, Location};
+use crate::validate::{Diagnostic, Severity};
 
 /// Everything an import step needs besides the prim it looks at.
 pub(crate) struct Ctx {
@@ -19,7 +20,7 @@ pub(crate) struct Ctx {
     /// resumed run starts at).
     pub time: f64,
     /// Non-fatal diagnostics collected so far.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Ctx {
@@ -55,13 +56,18 @@ impl Ctx {
         }
     }
 
-    /// Records a warning about a prim (and optionally one of its properties).
-    pub fn warn(&mut self, prim: &sdf::Path, property: Option<&str>, message: impl AsRef<str>) {
+    /// Records a warning of rule `code` (a schema rule the input breaks in a way the
+    /// importer can work around, or one of [`crate::validate::IMPORT_RULES`]) about a
+    /// prim, and optionally one of its properties.
+    pub fn warn(&mut self, code: &'static str, prim: &sdf::Path, property: Option<&str>, message: impl AsRef<str>) {
         let at = match property {
             Some(property) => self.prop_loc(prim, property),
             None => self.prim_loc(prim),
         };
-        self.warnings.push(format!("{at}: {}", message.as_ref()));
+        let mut diagnostic = Diagnostic::new(code, at, message.as_ref());
+        // Whatever the rule's severity in `validate`, the importer went on: a warning.
+        diagnostic.severity = Severity::Warning;
+        self.warnings.push(diagnostic);
     }
 
     /// Converts an openusd query failure on a prim into an [`ImportError`].

@@ -67,7 +67,7 @@ fn metadata_number(ctx: &mut Ctx, key: &str, positive: bool) -> Option<f64> {
     let value = match ctx.stage.stage_metadata(key) {
         Ok(value) => value?,
         Err(err) => {
-            ctx.warn(&sdf::Path::abs_root(), None, format!("cannot read {key}: {err}; using the fallback"));
+            ctx.warn("IM001", &sdf::Path::abs_root(), None, format!("cannot read {key}: {err}; using the fallback"));
             return None;
         }
     };
@@ -83,6 +83,7 @@ fn metadata_number(ctx: &mut Ctx, key: &str, positive: bool) -> Option<f64> {
         Some(n) if n.is_finite() && (!positive || n > 0.0) => Some(n),
         _ => {
             ctx.warn(
+                "IM001",
                 &sdf::Path::abs_root(),
                 None,
                 format!("layer metadata {key} is not a valid number; using the fallback"),
@@ -99,11 +100,16 @@ pub(crate) fn read(ctx: &mut Ctx) -> StageInfo {
         Ok(Some(sdf::Value::Token(t))) if t.as_str() == "Y" => UpAxis::Y,
         Ok(None) => UpAxis::Y,
         Ok(Some(other)) => {
-            ctx.warn(&sdf::Path::abs_root(), None, format!("upAxis must be \"Y\" or \"Z\", found {other:?}; using Y"));
+            ctx.warn(
+                "IM001",
+                &sdf::Path::abs_root(),
+                None,
+                format!("upAxis must be \"Y\" or \"Z\", found {other:?}; using Y"),
+            );
             UpAxis::Y
         }
         Err(err) => {
-            ctx.warn(&sdf::Path::abs_root(), None, format!("cannot read upAxis: {err}; using Y"));
+            ctx.warn("IM001", &sdf::Path::abs_root(), None, format!("cannot read upAxis: {err}; using Y"));
             UpAxis::Y
         }
     };

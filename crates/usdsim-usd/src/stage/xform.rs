@@ -142,7 +142,7 @@ pub(crate) fn local_xform(ctx: &mut Ctx, prim: &sdf::Path) -> Result<LocalXform,
     // later in the list is worth a warning.
     let last_reset = order.iter().rposition(|op| op == RESET_XFORM_STACK);
     if last_reset.is_some_and(|i| i > 0) {
-        ctx.warn(prim, Some(ORDER), "!resetXformStack! is not the first entry; ops before it are ignored");
+        ctx.warn("IM003", prim, Some(ORDER), "!resetXformStack! is not the first entry; ops before it are ignored");
     }
     let ops = match last_reset {
         Some(i) => order.get(i + 1..).unwrap_or_default(),

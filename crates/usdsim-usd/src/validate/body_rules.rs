@@ -6,7 +6,7 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::dialect::Dialect;
-use crate::schema::names::{SimKind, BODY_APIS, SIM_APIS};
+use crate::schema::names::{SimKind, BODY_APIS, RIGID_BODY_API, SIM_APIS};
 use crate::stage::attribute_values;
 use crate::stage::prim_index::PrimInfo;
 
@@ -202,7 +202,7 @@ fn check_rigid_ancestor(walk: &mut Walk, body: &sdf::Path) {
         let Some(i) = walk.find(&ancestor) else {
             continue;
         };
-        if !walk.prims[i].has_api("PhysicsRigidBodyAPI") {
+        if !walk.prims[i].has_api(RIGID_BODY_API) {
             continue;
         }
         let enabled = attribute_values::bool_value(&walk.ctx, &ancestor, "physics:rigidBodyEnabled").ok().flatten()

@@ -15,6 +15,7 @@ mod owner_rules;
 mod pose_rules;
 pub mod report;
 pub mod rule;
+mod scene_rules;
 mod subset_rules;
 mod typo_rules;
 mod usdsim_rules;
@@ -23,7 +24,7 @@ mod walk;
 use std::path::{Path, PathBuf};
 
 pub use report::{Diagnostic, Report};
-pub use rule::{Rule, Severity, RULES};
+pub use rule::{Rule, Severity, IMPORT_RULES, RULES};
 
 use crate::error::ImportError;
 use crate::stage::context::guard_reader;
@@ -95,6 +96,7 @@ fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
     attachment_rules::check(&mut walk, &bodies);
     typo_rules::check(&mut walk);
     usdsim_rules::check(&mut walk);
+    scene_rules::check(&mut walk);
 
     Ok(walk.into_report(input.path.display().to_string()))
 }

@@ -57,6 +57,7 @@ pub const RULES: &[Rule] = &[
     warning("DB008", "a simulation API is applied inside a deformable body (on the body prim or a direct child)"),
     error("DB009", "a deformable body's simulationOwner targets an existing PhysicsScene"),
     warning("DB010", "a deformable body's simulationOwner has at most one target (only the first is used)"),
+    error("DB011", "the stage has something to simulate: a deformable body or a rigid body"),
     // Simulation mesh data.
     error("DB100", "a schema attribute has the value type the schema declares"),
     error("DB101", "a simulation mesh authors its required geometry (points, and tetVertexIndices or faceVertexCounts/faceVertexIndices)"),
@@ -103,7 +104,29 @@ pub const RULES: &[Rule] = &[
     warning("DB608", "usdsim: attributes are authored on a prim that applies their API (UsdsimMaterialAPI, UsdsimBodyAPI)"),
 ];
 
-/// The rule with `code`, if the catalogue has one.
+/// What the importer works around rather than refuses: reported (with these codes) by
+/// runs and `usdsim inspect`, beside the [`RULES`] findings that also apply to them, so
+/// a pipeline can filter warnings by code. `validate` checks the schema rules only.
+pub const IMPORT_RULES: &[Rule] = &[
+    warning("IM001", "stage metadata (upAxis, metersPerUnit, timeCodesPerSecond, ...) that cannot be read is replaced by USD's fallback"),
+    warning("IM002", "without a PhysicsScene, gravity is USD's default: 9.81 m/s² down the up axis"),
+    warning("IM003", "!resetXformStack! is the first entry of xformOpOrder (ops before it are ignored)"),
+    warning("IM004", "composition reported a problem (a missing layer, a broken arc); the stage is used as composed"),
+    warning("IM010", "curves deformables are not supported yet and are skipped"),
+    warning("IM011", "a deformable pose that authors no points is ignored"),
+    warning("IM012", "an authored value that has no effect on this body is ignored"),
+    warning("IM020", "a collision shape the simulation cannot use is skipped"),
+    warning("IM021", "a rigid body without a usable collider is not simulated"),
+    warning("IM022", "a collider under a sheared or non-uniformly scaled transform is approximated"),
+    warning("IM023", "faces of a collision mesh with fewer than three vertices are skipped"),
+    warning("IM030", "a material binding that names no existing prim falls back to the default material"),
+    warning("IM040", "normals that cannot be recomputed on the deformed mesh keep their authored value"),
+    warning("IM050", "a collision filter that names nothing it can filter is ignored"),
+    warning("IM051", "collision groups merged by mergeGroup disagree on invertFilteredGroups; the merged group is inverted"),
+    warning("IM060", "usdsim:plasticYieldRatio without a positive usdsim:plasticRate leaves the material elastic"),
+];
+
+/// The rule with `code`, if either catalogue has one.
 pub fn rule(code: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.code == code)
+    RULES.iter().chain(IMPORT_RULES).find(|r| r.code == code)
 }

@@ -13,11 +13,8 @@ use super::body_rules::SoundBody;
 use super::walk::Walk;
 use crate::read::material_binding;
 use crate::schema::material::is_any_deformable_api;
-use crate::schema::names::SimKind;
+use crate::schema::names::{SimKind, BINDING_RELS};
 use crate::stage::attribute_values as av;
-
-/// Binding relationships a subset may author (physics purpose first).
-const BINDING_RELS: [&str; 2] = ["material:binding:physics", "material:binding"];
 
 /// Runs the subset rules on the simulation mesh of every sound body.
 pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
