@@ -17,7 +17,26 @@ pub struct Cli {
     /// Arguments of the implicit `run` command.
     #[command(flatten)]
     pub run: Option<RunArgs>,
+    /// When to colour `error` and `warning` labels: auto (a terminal, and NO_COLOR unset),
+    /// always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
 }
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour when stderr is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommand names, for "did you mean" on a mistyped one (which clap would
+/// otherwise read as the input file of the implicit `run`).
+pub const SUBCOMMANDS: [&str; 3] = ["run", "validate", "inspect"];
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -69,26 +88,29 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub input: PathBuf,
 
-    /// Number of frames to simulate; frame k is written at startTimeCode + k.
-    #[arg(short = 'f', long, default_value_t = 240, value_parser = clap::value_parser!(u32).range(1..))]
-    pub frames: u32,
+    /// Number of frames to simulate; frame k is written at startTimeCode + k. Default:
+    /// the stage's own range (endTimeCode - startTimeCode) when it authors endTimeCode,
+    /// else 240.
+    #[arg(short = 'f', long, allow_negative_numbers = true, value_parser = count::<1, { u32::MAX }>)]
+    pub frames: Option<u32>,
 
-    /// Output layer (.usda or .usdc). Default: <input stem>.sim.usda beside the input.
+    /// Output layer: .usda (text), .usdc or .usd (binary). Default: <input stem>.sim.usda
+    /// beside the input. Checked (and probed for writing) before simulating.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Solver substeps per frame. Raised (with a warning) when the stiffest tetrahedron
     /// needs more to stay stable.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = count::<1, 10_000>)]
     pub substeps: u32,
 
     /// Constraint iterations per substep.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
     pub iterations: u32,
 
     /// Distance kept between vertices and collider surfaces, in metres (converted to
     /// stage units).
-    #[arg(long, default_value_t = 0.002, value_name = "METRES")]
+    #[arg(long, default_value_t = 0.002, value_name = "METRES", allow_negative_numbers = true, value_parser = non_negative_f64)]
     pub contact_offset: f64,
 
     /// Let cloth (surface bodies) collide with itself. Off by default: it costs a 64²
@@ -97,7 +119,7 @@ pub struct RunArgs {
     pub self_contact: bool,
 
     /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(short = 'j', long, allow_negative_numbers = true, value_parser = count::<1, 1024>)]
     pub threads: Option<u32>,
 
     /// Print nothing but errors.
@@ -194,6 +216,25 @@ fn number(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("{s} is not a finite number"))
+    }
+}
+
+/// A whole number in `MIN..=MAX`, with a range error (not clap's "invalid digit") for a
+/// negative or fractional one.
+fn count<const MIN: u32, const MAX: u32>(s: &str) -> Result<u32, String> {
+    let v = number(s)?;
+    let range = if MAX == u32::MAX { format!("at least {MIN}") } else { format!("from {MIN} to {MAX}") };
+    if v.fract() != 0.0 || v < f64::from(MIN) || v > f64::from(MAX) {
+        return Err(format!("{s} is out of range: must be a whole number {range}"));
+    }
+    Ok(v as u32)
+}
+
+/// A finite number ≥ 0.
+fn non_negative_f64(s: &str) -> Result<f64, String> {
+    match number(s)? {
+        v if v >= 0.0 => Ok(v),
+        v => Err(format!("{v} is out of range: must be 0 or positive")),
     }
 }
 

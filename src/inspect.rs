@@ -3,15 +3,30 @@
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use usdsim_core::{BodyKind, ColliderShape, Model, Plasticity, Settings, Solver};
-use usdsim_usd::{import, Imported};
+use usdsim_usd::validate::Diagnostic;
+use usdsim_usd::{Imported, InputStage};
 
 use crate::cli::InspectArgs;
+use crate::report::{count, diagnostic_json};
+use crate::run::frame_range;
+use crate::summary::Counts;
 
-/// Imports `args.input` and prints bodies, materials, colliders, pins, gravity and units.
+/// Validates and imports `args.input` (one traversal, as a run does) and prints what a
+/// run would simulate: counts, frame range, bodies, materials, colliders, rigid bodies,
+/// pins, gravity, units, and every finding and warning a run would report.
 pub fn inspect(args: &InspectArgs) -> Result<()> {
-    let imported = import(&args.input)?;
-    let view =
+    let input = InputStage::open(&args.input)?;
+    let mut findings = input.validate().map(|report| report.diagnostics).unwrap_or_default();
+    let imported = input.import(None)?;
+    for w in &imported.warnings {
+        let same = |d: &Diagnostic| d.code == w.code && d.prim == w.prim && d.property == w.property;
+        if !findings.iter().any(same) {
+            findings.push(w.clone());
+        }
+    }
+    let mut view =
         describe(&imported).with_context(|| format!("{}: cannot compute the bodies' masses", args.input.display()))?;
+    view["findings"] = Value::Array(findings.iter().map(diagnostic_json).collect());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&view)?);
     } else {
@@ -28,6 +43,25 @@ fn sig(x: f64) -> f64 {
     let digits = 5 - x.abs().log10().floor() as i32;
     let scale = 10f64.powi(digits.clamp(-300, 300));
     (x * scale).round() / scale
+}
+
+/// A shape as JSON: its kind and dimensions (stage units), numbers as numbers.
+fn shape_json(shape: &ColliderShape) -> Value {
+    let v3 = |v: [f32; 3]| v.map(|x| sig(x.into()));
+    match shape {
+        ColliderShape::Plane { normal } => json!({ "kind": "plane", "normal": v3(normal.to_array()) }),
+        ColliderShape::Cuboid { half_extents } => json!({ "kind": "box", "half_extents": v3(half_extents.to_array()) }),
+        ColliderShape::Sphere { radius } => json!({ "kind": "sphere", "radius": sig((*radius).into()) }),
+        ColliderShape::Capsule { radius, half_height, axis } => json!({
+            "kind": "capsule", "radius": sig((*radius).into()), "half_height": sig((*half_height).into()), "axis": v3(axis.to_array()),
+        }),
+        ColliderShape::Cylinder { radius, half_height, axis } => json!({
+            "kind": "cylinder", "radius": sig((*radius).into()), "half_height": sig((*half_height).into()), "axis": v3(axis.to_array()),
+        }),
+        ColliderShape::TriMesh { vertices, triangles } => {
+            json!({ "kind": "triangle_mesh", "vertices": vertices.len(), "triangles": triangles.len() })
+        }
+    }
 }
 
 fn shape_name(shape: &ColliderShape) -> String {
@@ -143,7 +177,8 @@ fn describe(imported: &Imported) -> Result<Value> {
         .map(|c| {
             json!({
                 "prim": c.name,
-                "shape": shape_name(&c.shape),
+                "shape": shape_json(&c.shape),
+                "shape_text": shape_name(&c.shape),
                 "position": c.translation.to_array().map(|v| sig(v.into())),
                 "friction": sig(c.friction.into()),
             })
@@ -153,18 +188,48 @@ fn describe(imported: &Imported) -> Result<Value> {
     for (b, body) in imported.bodies.iter().enumerate() {
         let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == b).collect();
         if let Some(first) = of_body.first() {
-            let stiffness =
-                if first.stiffness.is_infinite() { json!("inf") } else { json!(sig(first.stiffness.into())) };
+            // JSON has no infinity: a hard pin is `"hard": true` with a null stiffness.
+            let hard = first.stiffness.is_infinite();
+            let stiffness = if hard { Value::Null } else { json!(sig(first.stiffness.into())) };
             pins.push(json!({
                 "body": body.prim_path,
                 "vertices": of_body.len(),
+                "hard": hard,
                 "stiffness": stiffness,
                 "damping": sig(first.damping.into()),
             }));
         }
     }
+    let rigid_bodies: Vec<Value> = imported
+        .scene
+        .rigid_bodies
+        .iter()
+        .map(|r| {
+            json!({
+                "prim": r.name,
+                "kinematic": r.kinematic,
+                "shapes": r.shapes.iter().map(|s| shape_json(&s.shape)).collect::<Vec<_>>(),
+                "position": r.translation.to_array().map(|v| sig(v.into())),
+                "mass": r.mass.map(|m| sig(m.into())),
+                "density": sig(r.density.into()),
+            })
+        })
+        .collect();
+    let counts = Counts::of(&imported.scene);
+    let range = frame_range(None, info);
     let g = imported.scene.gravity.as_dvec3();
     Ok(json!({
+        "counts": {
+            "bodies": counts.bodies,
+            "vertices": counts.vertices,
+            "tetrahedra": counts.tetrahedra,
+            "triangles": counts.triangles,
+            "colliders": counts.colliders,
+            "rigid_bodies": counts.rigid_bodies,
+        },
+        "counts_text": counts.text(),
+        "frame_range": range.json(),
+        "frame_range_text": range.text(),
         "file": info.input.display().to_string(),
         "units": {
             "meters_per_unit": mpu,
@@ -179,13 +244,13 @@ fn describe(imported: &Imported) -> Result<Value> {
         },
         "solver": {
             "substeps": solver.settings().substeps,
-            "stiffest_tet_frequency": sig(f64::from(solver.max_tet_frequency())),
+            "stiffest_tet_frequency": if counts.tetrahedra > 0 { json!(sig(f64::from(solver.max_tet_frequency()))) } else { Value::Null },
             "warnings": solver.warnings(),
         },
         "bodies": bodies,
         "colliders": colliders,
+        "rigid_bodies": rigid_bodies,
         "pins": pins,
-        "warnings": imported.warnings,
     }))
 }
 
@@ -253,12 +318,18 @@ fn text(view: &Value) -> String {
         view["gravity"]["stage"],
         pair(&view["gravity"]["magnitude"], "m/s²")
     ));
+    out.push_str(&format!("scene: {}\n", num(&view["counts_text"])));
+    out.push_str(&format!("frames: a run bakes {}\n", num(&view["frame_range_text"])));
     let solver = &view["solver"];
-    out.push_str(&format!(
-        "solver: {} substeps per frame by default (stiffest tetrahedron's rest frequency {} rad/s)\n",
-        num(&solver["substeps"]),
-        num(&solver["stiffest_tet_frequency"]),
-    ));
+    if solver["stiffest_tet_frequency"].is_null() {
+        out.push_str(&format!("solver: {} substeps per frame by default\n", num(&solver["substeps"])));
+    } else {
+        out.push_str(&format!(
+            "solver: {} substeps per frame by default (stiffest tetrahedron's rest frequency {} rad/s)\n",
+            num(&solver["substeps"]),
+            num(&solver["stiffest_tet_frequency"]),
+        ));
+    }
     for w in solver["warnings"].as_array().into_iter().flatten() {
         out.push_str(&format!("  note: {}\n", num(w)));
     }
@@ -319,9 +390,27 @@ fn text(view: &Value) -> String {
         out.push_str(&format!(
             "  {:<40} {}, at {}, friction {}\n",
             num(&c["prim"]),
-            num(&c["shape"]),
+            num(&c["shape_text"]),
             c["position"],
             num(&c["friction"])
+        ));
+    }
+
+    let rigid = view["rigid_bodies"].as_array().cloned().unwrap_or_default();
+    out.push_str(&format!("\nrigid bodies ({}):\n", rigid.len()));
+    for r in &rigid {
+        let shapes: Vec<String> = r["shapes"].as_array().into_iter().flatten().map(|s| num(&s["kind"])).collect();
+        let mass = if r["mass"].is_null() {
+            format!("density {}", num(&r["density"]))
+        } else {
+            format!("mass {}", num(&r["mass"]))
+        };
+        out.push_str(&format!(
+            "  {:<40} {}{}, at {}, {mass}\n",
+            num(&r["prim"]),
+            shapes.join(" + "),
+            if r["kinematic"] == true { ", kinematic" } else { "" },
+            r["position"],
         ));
     }
 
@@ -329,18 +418,23 @@ fn text(view: &Value) -> String {
     out.push_str(&format!("\npins ({}):\n", pins.len()));
     for p in &pins {
         out.push_str(&format!(
-            "  {:<40} {} vertices, stiffness {}, damping {}\n",
+            "  {:<40} {}, stiffness {}, damping {}\n",
             num(&p["body"]),
-            num(&p["vertices"]),
-            num(&p["stiffness"]),
+            count(p["vertices"].as_u64().unwrap_or(0) as usize, "vertex", "vertices"),
+            if p["hard"] == true { "hard".to_string() } else { num(&p["stiffness"]) },
             num(&p["damping"])
         ));
     }
-    let warnings = view["warnings"].as_array().cloned().unwrap_or_default();
-    if !warnings.is_empty() {
-        out.push_str(&format!("\nimporter warnings ({}):\n", warnings.len()));
-        for w in &warnings {
-            out.push_str(&format!("  {}\n", num(w)));
+    let findings = view["findings"].as_array().cloned().unwrap_or_default();
+    if !findings.is_empty() {
+        out.push_str(&format!("\nfindings ({}):\n", findings.len()));
+        for f in &findings {
+            let at = match (f["prim"].as_str(), f["attribute"].as_str()) {
+                (Some(prim), Some(attr)) => format!("{prim}.{attr}: "),
+                (Some(prim), None) => format!("{prim}: "),
+                _ => String::new(),
+            };
+            out.push_str(&format!("  {}[{}]: {at}{}\n", num(&f["severity"]), num(&f["code"]), num(&f["message"])));
         }
     }
     out

@@ -3,40 +3,169 @@
 //!
 //! The binary only wires the two libraries together: `usdsim-usd` imports the stage
 //! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 input or
-//! simulation error (for `validate`: findings), 2 usage error (clap's own; for
-//! `validate`: a file that cannot be read).
+//! simulation error (for `validate`: findings), 2 usage error (for `validate`: a file
+//! that cannot be read).
 
 mod cli;
+mod failure;
 mod inspect;
 mod progress;
+mod report;
 mod run;
 mod summary;
 mod validate;
 
-use clap::Parser;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, FromArgMatches};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
+use failure::{Failure, USAGE};
+use report::{Reporter, Style};
+use usdsim_usd::validate::Severity;
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    let result = match cli.command {
-        Some(cli::Command::Run(args)) => run::run(&args),
-        Some(cli::Command::Validate(args)) => return validate::validate(&args),
-        Some(cli::Command::Inspect(args)) => inspect::inspect(&args),
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let json = argv.iter().any(|a| a == "--json");
+    let cli = match parse(&argv) {
+        Ok(cli) => cli,
+        Err(message) => return usage_error(&message, json),
+    };
+    let style = Style::new(cli.color);
+    match cli.command {
+        Some(cli::Command::Run(args)) => run(&args, style),
+        Some(cli::Command::Validate(args)) => validate::validate(&args, style),
+        Some(cli::Command::Inspect(args)) => finish(inspect::inspect(&args), false, &Reporter::new(style, true)),
         None => match cli.run {
-            Some(args) => run::run(&args),
+            Some(args) => run(&args, style),
             None => {
                 // clap's `subcommand_negates_reqs` leaves both empty only for `usdsim`
                 // with no arguments at all.
-                let _ = <cli::Cli as clap::CommandFactory>::command().print_help();
-                return ExitCode::from(2);
+                let _ = cli::Cli::command().print_help();
+                ExitCode::from(USAGE)
             }
         },
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::from(1)
+    }
+}
+
+/// Runs a simulation and prints its summary (text on stderr, or JSON on stdout).
+fn run(args: &cli::RunArgs, style: Style) -> ExitCode {
+    let mut reporter = Reporter::new(style, args.quiet || args.json);
+    match run::run(args, &mut reporter) {
+        Ok(summary) => {
+            if args.json {
+                print_json(&summary.json(reporter.warnings_json()));
+            } else if !args.quiet {
+                eprintln!("{}", summary.text());
+            }
+            ExitCode::SUCCESS
         }
+        Err(err) => finish(Err(err), args.json, &reporter),
+    }
+}
+
+/// Prints a command's failure (as JSON on stdout too under `--json`) and gives its exit
+/// status.
+fn finish(result: anyhow::Result<()>, json: bool, reporter: &Reporter) -> ExitCode {
+    let Err(err) = result else {
+        return ExitCode::SUCCESS;
+    };
+    let failure = Failure::of(&err);
+    eprintln!("{}: {}", reporter.style().label(Severity::Error, ""), failure.message);
+    if json {
+        print_json(&failure.json(reporter.warnings_json()));
+    }
+    ExitCode::from(failure.exit_code)
+}
+
+/// Writes the JSON report on stdout; a closed pipe (`| head`) is not worth a panic.
+fn print_json(value: &serde_json::Value) {
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
+    let _ = writeln!(std::io::stdout(), "{text}");
+}
+
+/// Parses the command line, adding what clap cannot know: a mistyped subcommand (which
+/// it would read as the input file of the implicit `run`), and a second input file.
+fn parse(argv: &[OsString]) -> Result<cli::Cli, String> {
+    if let Some(first) = argv.get(1).and_then(|a| a.to_str()) {
+        if !first.starts_with('-') && !std::path::Path::new(first).exists() {
+            if let Some(near) = cli::SUBCOMMANDS.iter().find(|name| edit_distance(first, name) <= 2 && first != **name)
+            {
+                return Err(format!(
+                    "error: unrecognized subcommand '{first}'\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'."
+                ));
+            }
+        }
+    }
+    let mut command = cli::Cli::command();
+    let matches = command.try_get_matches_from_mut(argv).map_err(explain)?;
+    cli::Cli::from_arg_matches(&matches).map_err(|err| err.render().to_string())
+}
+
+/// clap's message, or ours where a newcomer's mistake deserves a better one.
+fn explain(err: clap::Error) -> String {
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = err.print();
+        std::process::exit(0);
+    }
+    // A second file after the input: clap reads it as a subcommand that conflicts with
+    // the input (the implicit `run`), or as an unexpected argument (`usdsim run a b`).
+    let extra = match err.kind() {
+        ErrorKind::ArgumentConflict => err.get(ContextKind::InvalidSubcommand),
+        ErrorKind::UnknownArgument => err.get(ContextKind::InvalidArg),
+        _ => None,
+    };
+    if let Some(ContextValue::String(extra)) = extra {
+        if !extra.starts_with('-') {
+            return format!(
+                "error: one input stage is expected, but '{extra}' follows it\n\n  tip: bake each stage with its own command, or check several with 'usdsim validate FILE...'\n\nFor more information, try '--help'."
+            );
+        }
+    }
+    err.render().to_string()
+}
+
+/// Prints a usage error (and under `--json` its JSON object) and exits 2.
+fn usage_error(message: &str, json: bool) -> ExitCode {
+    eprint!("{}", if message.ends_with('\n') { message.to_string() } else { format!("{message}\n") });
+    if json {
+        let first = message.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        print_json(&serde_json::json!({
+            "ok": false,
+            "exit_code": USAGE,
+            "error": { "code": "usage", "message": first, "location": null },
+            "errors": [],
+            "warnings": [],
+        }));
+    }
+    ExitCode::from(USAGE)
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("valdiate", "validate"), 2);
+        assert_eq!(edit_distance("inspct", "inspect"), 1);
+        assert_eq!(edit_distance("scene.usda", "run"), 9);
     }
 }

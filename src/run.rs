@@ -1,16 +1,32 @@
-//! The `run` command: import, simulate frame by frame, export.
+//! The `run` command: validate, import, simulate frame by frame, export.
 
 use crate::cli::{ModelArg, RunArgs};
+use crate::failure::{Diverged, ValidationFailed};
 use crate::progress::Progress;
-use crate::summary::{BodyResult, Summary};
+use crate::report::{Reporter, OVERRIDE_UNUSED};
+use crate::summary::{BodyResult, Counts, FrameRange, RangeSource, Summary};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, Bake, InputStage};
+use usdsim_usd::{default_output_path, Bake, InputStage, StageInfo};
 
-/// Runs a simulation as `args` describe and prints the summary.
-pub fn run(args: &RunArgs) -> Result<()> {
+/// Frames a run bakes when neither `--frames` nor the stage's `endTimeCode` says.
+pub const FALLBACK_FRAMES: u32 = 240;
+
+/// The frames a run bakes: `--frames`, else the stage's own range, else 240.
+pub fn frame_range(frames: Option<u32>, info: &StageInfo) -> FrameRange {
+    let (frames, source) = match (frames, info.authored_frames()) {
+        (Some(n), _) => (n, RangeSource::Flag),
+        (None, Some(n)) => (n, RangeSource::Stage),
+        (None, None) => (FALLBACK_FRAMES, RangeSource::Fallback),
+    };
+    FrameRange { start: info.start_time_code, frames, fps: info.time_codes_per_second, source }
+}
+
+/// Runs a simulation as `args` describe, reporting warnings through `reporter`, and
+/// returns the summary for the caller to print.
+pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)
@@ -19,25 +35,30 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let talk = !args.quiet && !args.json;
     let output = args.output.clone().unwrap_or_else(|| default_output_path(&args.input));
+    let file = args.input.display().to_string();
 
     let t0 = Instant::now();
     // Opened and traversed once: the validator and the importer read the same stage.
     let input = InputStage::open(&args.input)?;
-    let input = if check_before_run(args, &input)? { input } else { InputStage::open(&args.input)? };
+    let input = if check_before_run(args, &input, reporter)? { input } else { InputStage::open(&args.input)? };
     let mut imported = input.import(args.start_time)?;
     let import_s = t0.elapsed().as_secs_f64();
-    let mut warnings = imported.warnings.clone();
-    warnings.extend(apply_overrides(args, &mut imported.scene));
-    if !args.quiet {
-        for warning in &warnings {
-            eprintln!("warning: {warning}");
-        }
+    for warning in std::mem::take(&mut imported.warnings) {
+        reporter.warn(warning);
     }
-    if imported.scene.bodies.is_empty() {
-        bail!("{}: no deformable bodies to simulate (no prim applies OmniPhysicsDeformableBodyAPI with a simulation mesh)", args.input.display());
+    for warning in apply_overrides(args, &mut imported.scene) {
+        reporter.warn_general(OVERRIDE_UNUSED, &file, warning);
+    }
+    if imported.scene.bodies.is_empty() && imported.scene.rigid_bodies.is_empty() {
+        // The validator's DB011 says this with a hint; this is for a stage it could not read.
+        bail!(
+            "{file}: nothing to simulate: no prim applies OmniPhysicsDeformableBodyAPI (physics: spelling \
+             PhysicsDeformableBodyAPI) with a simulation mesh, or PhysicsRigidBodyAPI"
+        );
     }
 
     let info = &imported.stage;
+    let range = frame_range(args.frames, info);
     let settings = Settings {
         substeps: args.substeps,
         iterations: args.iterations,
@@ -47,42 +68,44 @@ pub fn run(args: &RunArgs) -> Result<()> {
         integrator: args.integrator.integrator(),
         ..Settings::default()
     };
-    let mut bake = Bake::new(&imported, args.frames);
+    let mut bake = Bake::new(&imported, range.frames);
     bake.check_output(&output)?;
-    let colliders = imported.scene.colliders.len();
-    let mut solver = Solver::new(imported.scene.clone(), settings)
-        .with_context(|| format!("{}: cannot simulate this scene", args.input.display()))?;
+    let counts = Counts::of(&imported.scene);
+    let mut solver =
+        Solver::new(imported.scene.clone(), settings).with_context(|| format!("{file}: cannot simulate this scene"))?;
     for warning in solver.warnings() {
-        if !args.quiet {
-            eprintln!("warning: {warning}");
-        }
-        warnings.push(warning.clone());
+        reporter.warn_solver(&file, warning);
     }
     if talk {
-        let s = solver.stats();
         eprintln!(
-            "simulating {} bodies ({} vertices, {} tetrahedra, {} triangles), {} colliders: {} frames at {} fps, {} substeps x {} iterations",
-            s.bodies, s.vertices, s.tets, s.triangles, colliders, args.frames, info.time_codes_per_second, solver.settings().substeps, args.iterations
+            "simulating {}: {}, {} substeps x {} iterations",
+            counts.text(),
+            range.text(),
+            solver.settings().substeps,
+            args.iterations
         );
     }
 
-    record(&mut bake, &solver, 0);
-    let mut progress = Progress::new(args.frames, !talk);
+    bake.record(0, &solver);
+    let mut progress = Progress::new(range.frames, !talk);
     let t1 = Instant::now();
-    for frame in 1..=args.frames {
+    for frame in 1..=range.frames {
         // Kinematic bodies, animated attachment frames and kinematic rigid bodies
         // follow their authored animation to this frame's time code.
-        imported.apply_targets(&mut solver, info.start_time_code + f64::from(frame))?;
+        imported.apply_targets(&mut solver, range.start + f64::from(frame))?;
         solver.step_frame();
-        if let Some(body) = diverged(&solver) {
+        if let Some((body, attribute)) = diverged(&solver) {
             progress.finish();
-            bail!(
-                "{}: the simulation diverged at frame {frame} (body {}); try more --substeps or check the material values",
-                args.input.display(),
-                imported.bodies[body].prim_path
-            );
+            return Err(Diverged {
+                file: args.input.clone(),
+                frame,
+                prim: imported.bodies[body].prim_path.clone(),
+                attribute,
+                kept: None,
+            }
+            .into());
         }
-        record(&mut bake, &solver, frame);
+        bake.record(frame, &solver);
         progress.frame(frame);
     }
     progress.finish();
@@ -91,6 +114,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let t2 = Instant::now();
     bake.write(&output)?;
     let export_s = t2.elapsed().as_secs_f64();
+    let output_bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
 
     let up = info.up_axis.vector().as_vec3();
     let bodies = (0..solver.body_count())
@@ -103,27 +127,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
             topology_changes: solver.topology_version(b),
         })
         .collect();
-    let summary = Summary {
+    Ok(Summary {
         input: args.input.clone(),
         output,
-        stats: solver.stats(),
-        colliders,
-        frames: args.frames,
+        output_bytes,
+        counts,
+        range,
+        projections_per_frame: solver.stats().projections_per_frame,
         substeps: solver.settings().substeps,
         iterations: args.iterations,
         threads: rayon::current_num_threads(),
         import_s,
         simulate_s,
         export_s,
-        warnings,
         bodies,
-    };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary.json())?);
-    } else if !args.quiet {
-        eprintln!("{}", summary.text());
-    }
-    Ok(())
+    })
 }
 
 /// Applies the command line's whole-scene overrides of the `usdsim:` schema values
@@ -203,7 +221,7 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
         && !scene.bodies.iter().any(|b| matches!(b.model, Model::Springs(_)))
     {
         warnings.push(
-            "--integrator only drives spring-model bodies; every body here uses finite elements (XPBD)".to_string(),
+            "--integrator: only drives spring-model bodies; every body here uses finite elements (XPBD)".to_string(),
         );
     }
     warnings
@@ -213,39 +231,41 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
 /// the excess over the yield flows at once (ideal plasticity).
 pub(crate) const DEFAULT_PLASTIC_RATE: f32 = 1.0;
 
-/// Runs `usdsim validate`'s rules first: errors stop the run (all of them printed,
-/// then one summary error), warnings are printed unless `--quiet`. A file the
-/// validator cannot read is left to the importer, which reports it; then `Ok(false)`
-/// says the validator failed midway, so the importer gets a freshly opened stage
-/// rather than one a failed pass may have left half-read.
-fn check_before_run(args: &RunArgs, input: &InputStage) -> Result<bool> {
+/// Runs `usdsim validate`'s rules first: every error is printed, then the run stops
+/// with [`ValidationFailed`]; warnings go to `reporter`. A file the validator cannot
+/// read is left to the importer, which reports it; then `Ok(false)` says the validator
+/// failed midway, so the importer gets a freshly opened stage rather than one a failed
+/// pass may have left half-read.
+fn check_before_run(args: &RunArgs, input: &InputStage, reporter: &mut Reporter) -> Result<bool> {
     let Ok(report) = input.validate() else {
         return Ok(false);
     };
-    for diagnostic in &report.diagnostics {
-        if diagnostic.severity == Severity::Error || !args.quiet {
-            eprintln!("{}", diagnostic.text());
+    let mut errors = Vec::new();
+    for diagnostic in report.diagnostics {
+        if diagnostic.severity == Severity::Error {
+            reporter.error(&diagnostic);
+            errors.push(diagnostic);
+        } else {
+            reporter.warn(diagnostic);
         }
     }
-    if report.errors() > 0 {
-        bail!(
-            "{}: {} validation error(s); nothing simulated (details above; `usdsim validate` lists the rules)",
-            args.input.display(),
-            report.errors()
-        );
+    if !errors.is_empty() {
+        return Err(ValidationFailed { file: args.input.clone(), errors }.into());
     }
     Ok(true)
 }
 
-/// Hands the solver's current state (bodies, topology, rest state, rigid bodies) to
-/// the bake as frame `frame`.
-fn record(bake: &mut Bake, solver: &Solver, frame: u32) {
-    bake.record(frame, solver);
-}
-
-/// The first body with a non-finite position, if any.
-fn diverged(solver: &Solver) -> Option<usize> {
-    (0..solver.body_count()).find(|&b| !solver.positions(b).iter().all(|p| p.is_finite()))
+/// The first body with a non-finite position or velocity, and which.
+fn diverged(solver: &Solver) -> Option<(usize, &'static str)> {
+    (0..solver.body_count()).find_map(|b| {
+        if !solver.positions(b).iter().all(|p| p.is_finite()) {
+            Some((b, "points"))
+        } else if !solver.velocities(b).iter().all(|v| v.is_finite()) {
+            Some((b, "velocities"))
+        } else {
+            None
+        }
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use usdsim_usd::validate::{validate as check_file, Report, Severity};
 
 use crate::cli::ValidateArgs;
+use crate::report::Style;
 
 /// Exit status when every file was read and passes.
 const CLEAN: u8 = 0;
@@ -16,7 +17,7 @@ const UNREADABLE: u8 = 2;
 
 /// Validates every file in `args`, prints the reports and returns the exit status:
 /// 2 if any file could not be read, else 1 if any file fails, else 0.
-pub fn validate(args: &ValidateArgs) -> ExitCode {
+pub fn validate(args: &ValidateArgs, style: Style) -> ExitCode {
     let mut status = CLEAN;
     let mut json_files = Vec::new();
     for file in &args.files {
@@ -28,7 +29,7 @@ pub fn validate(args: &ValidateArgs) -> ExitCode {
                 if args.json {
                     json_files.push(report.json());
                 } else {
-                    print_text(&report, args.quiet);
+                    print_text(&report, args.quiet, style);
                 }
             }
             Err(err) => {
@@ -37,7 +38,7 @@ pub fn validate(args: &ValidateArgs) -> ExitCode {
                     json_files
                         .push(serde_json::json!({ "file": file.display().to_string(), "unreadable": err.to_string() }));
                 } else {
-                    eprintln!("error: {err}");
+                    eprintln!("{}: {err}", style.label(Severity::Error, ""));
                 }
             }
         }
@@ -56,10 +57,10 @@ pub fn validate(args: &ValidateArgs) -> ExitCode {
 }
 
 /// Findings on stdout, one per line, then the file's summary line.
-fn print_text(report: &Report, quiet: bool) {
+fn print_text(report: &Report, quiet: bool, style: Style) {
     for diagnostic in &report.diagnostics {
         if !quiet || diagnostic.severity == Severity::Error {
-            println!("{}", diagnostic.text());
+            println!("{}", style.line(diagnostic));
         }
     }
     if !quiet {

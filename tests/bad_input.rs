@@ -72,7 +72,7 @@ fn not_a_usd_file_is_exit_1_naming_the_file() {
 }
 
 #[test]
-fn stage_without_deformable_bodies_is_exit_1() {
+fn stage_with_nothing_to_simulate_is_exit_1_with_db011() {
     let dir = temp_dir();
     let input = dir.path().join("static.usda");
     std::fs::write(
@@ -80,7 +80,12 @@ fn stage_without_deformable_bodies_is_exit_1() {
         "#usda 1.0\n(\n    upAxis = \"Z\"\n)\n\ndef Xform \"World\"\n{\n    def Sphere \"Ball\" (\n        prepend apiSchemas = [\"PhysicsCollisionAPI\"]\n    )\n    {\n    }\n}\n",
     )
     .unwrap();
-    fails(1, &input, &["--frames", "2"], &["static.usda", "no deformable bodies"]);
+    let outcome = fails(1, &input, &["--frames", "2"], &["static.usda", "error[DB011]", "nothing to simulate"]);
+    // Both schema spellings are named, and the fact is stated once (then one count line).
+    assert!(
+        outcome.stderr.contains("OmniPhysicsDeformableBodyAPI") && outcome.stderr.contains("PhysicsDeformableBodyAPI")
+    );
+    assert_eq!(outcome.stderr.matches("nothing to simulate").count(), 1, "{}", outcome.stderr);
 }
 
 #[test]

@@ -44,10 +44,12 @@ fn bad_override_values_are_usage_errors() {
 #[test]
 fn overrides_that_change_nothing_are_warnings_in_the_json_summary() {
     let v = run_json("hanging_bar.usda", &["--frames", "1", "--spring-stiffness", "5", "--integrator", "rk4"]);
-    let warnings: Vec<String> =
-        v["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect();
-    assert!(warnings.iter().any(|w| w.contains("no body uses the spring model")), "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("--integrator")), "{warnings:?}");
+    let warnings = v["warnings"].as_array().unwrap();
+    let with = |text: &str| warnings.iter().find(|w| w["message"].as_str().unwrap().contains(text));
+    let spring = with("no body uses the spring model").unwrap_or_else(|| panic!("{warnings:?}"));
+    assert_eq!(spring["code"], "CLI001");
+    assert_eq!(spring["severity"], "warning");
+    assert!(warnings.iter().any(|w| w["attribute"] == "--integrator"), "{warnings:?}");
     let v = run_json("hanging_bar.usda", &["--frames", "1", "--plastic-rate", "0.5"]);
     assert!(v["warnings"].to_string().contains("no material of the scene is plastic"), "{}", v["warnings"]);
 }

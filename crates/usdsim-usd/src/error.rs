@@ -119,14 +119,99 @@ pub enum ImportError {
     },
 }
 
+impl ImportError {
+    /// Where the problem sits, when it is in the scene description (not for a file
+    /// that cannot be read or parsed at all).
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            ImportError::Unreadable { .. } | ImportError::Unparsable { .. } => None,
+            ImportError::Query { at, .. }
+            | ImportError::Missing { at, .. }
+            | ImportError::WrongType { at, .. }
+            | ImportError::IndexOutOfRange { at, .. }
+            | ImportError::LengthMismatch { at, .. }
+            | ImportError::NonTriangleFace { at, .. }
+            | ImportError::Invalid { at, .. } => Some(at),
+        }
+    }
+
+    /// A stable, machine-readable name of the kind of problem (for `--json`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ImportError::Unreadable { .. } => "unreadable",
+            ImportError::Unparsable { .. } => "unparsable",
+            ImportError::Query { .. } => "query_failed",
+            ImportError::Missing { .. } => "missing_attribute",
+            ImportError::WrongType { .. } => "wrong_type",
+            ImportError::IndexOutOfRange { .. } => "index_out_of_range",
+            ImportError::LengthMismatch { .. } => "length_mismatch",
+            ImportError::NonTriangleFace { .. } => "non_triangle_face",
+            ImportError::Invalid { .. } => "invalid_value",
+        }
+    }
+
+    /// The file the problem is in: the located layer, or the file that cannot be read.
+    pub fn file(&self) -> String {
+        match self {
+            ImportError::Unreadable { file, .. } | ImportError::Unparsable { file, .. } => file.display().to_string(),
+            other => other.location().map(|at| at.file.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+impl ExportError {
+    /// A stable, machine-readable name of the kind of problem (for `--json`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExportError::UnsupportedExtension { .. } => "output_format",
+            ExportError::IsDirectory { .. } => "output_is_folder",
+            ExportError::NotWritable { .. } => "output_not_writable",
+            ExportError::WouldOverwriteInput { .. } => "output_is_input",
+            ExportError::WouldOverwriteInputLayer { .. } => "output_is_input_layer",
+            ExportError::InvalidPath { .. } => "output_path",
+            ExportError::Author { .. } => "output_author",
+            ExportError::Write { .. } => "output_write",
+        }
+    }
+
+    /// The output path the error is about.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            ExportError::UnsupportedExtension { path }
+            | ExportError::IsDirectory { path }
+            | ExportError::NotWritable { path, .. }
+            | ExportError::WouldOverwriteInput { path }
+            | ExportError::WouldOverwriteInputLayer { path, .. }
+            | ExportError::InvalidPath { path, .. }
+            | ExportError::Author { path, .. }
+            | ExportError::Write { path, .. } => path,
+        }
+    }
+}
+
 /// Why a bake could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// The output extension is neither `.usda` nor `.usdc`.
-    #[error("{}: unsupported output format; use a .usda or .usdc file name", path.display())]
+    /// The output extension is none of `.usda`, `.usdc` and `.usd`.
+    #[error("{}: unsupported output format; use a .usda (text), .usdc or .usd (binary) file name", path.display())]
     UnsupportedExtension {
         /// The requested output path.
         path: PathBuf,
+    },
+    /// The output path is an existing folder, not a file name.
+    #[error("{}: is a folder; give a file name, e.g. {}", path.display(), path.join("bake.usda").display())]
+    IsDirectory {
+        /// The requested output path.
+        path: PathBuf,
+    },
+    /// The output cannot be written there (found out before simulating, by creating a
+    /// file beside it): a read-only folder, a read-only existing file, a full disk.
+    #[error("{}: cannot write the output: {reason}", path.display())]
+    NotWritable {
+        /// The requested output path.
+        path: PathBuf,
+        /// The operating system's explanation, e.g. "Permission denied (os error 13)".
+        reason: String,
     },
     /// The output path is the input file: writing would destroy the user's scene.
     #[error("{}: refusing to overwrite the input file; choose another output path", path.display())]

@@ -101,7 +101,10 @@ fn collider_shapes_bake_scale() {
     }
     // Non-uniform scale on a sphere: largest scale, with a warning.
     assert!(matches!(by_name("Egg").shape, ColliderShape::Sphere { radius } if (radius - 6.0).abs() < 1e-5));
-    assert!(imp.warnings.iter().any(|w| w.code == "IM022" && w.text().contains("/Scaled/Egg") && w.text().contains("non-uniform scale")));
+    assert!(imp
+        .warnings
+        .iter()
+        .any(|w| w.code == "IM022" && w.text().contains("/Scaled/Egg") && w.text().contains("non-uniform scale")));
     match &by_name("Quad").shape {
         ColliderShape::TriMesh { vertices, triangles } => {
             assert_eq!(triangles, &vec![[0, 1, 2], [0, 2, 3]]);

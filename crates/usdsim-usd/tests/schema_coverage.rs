@@ -467,7 +467,11 @@ def Xform "Body" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
         let expected = if top.contains(&(t as u32)) { 1e6 } else { 1e5 };
         assert_eq!(body.element_material(t).youngs_modulus, expected, "tet {t}");
     }
-    assert!(imp.warnings.iter().any(|w| w.text().contains("Ignored") && w.text().contains("elementType")), "{:?}", imp.warnings);
+    assert!(
+        imp.warnings.iter().any(|w| w.text().contains("Ignored") && w.text().contains("elementType")),
+        "{:?}",
+        imp.warnings
+    );
     let solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
     let expected = 0.5 * 1000.0 + 0.5 * 3000.0;
     assert!((solver.body_mass(0) - expected).abs() < 1e-3 * expected, "{}", solver.body_mass(0));

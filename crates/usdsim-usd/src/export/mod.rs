@@ -352,17 +352,44 @@ impl Bake {
         }
     }
 
-    /// Checks, before any simulating, that [`Bake::write`] can write `output`: a `.usda`
-    /// or `.usdc` name, in an existing directory, and neither the input itself nor any
-    /// file the input loads ([`StageInfo::layers`]).
+    /// Checks, before any simulating, that [`Bake::write`] can write `output`: a file
+    /// name (not a folder) ending in `.usda`, `.usdc` or `.usd`, in an existing directory,
+    /// neither the input itself nor any file the input loads ([`StageInfo::layers`]), and
+    /// writable: a probe file is created (and removed) beside it, and an existing output
+    /// must open for writing, so a read-only folder fails now, with the OS's reason, not
+    /// after the whole simulation.
     pub fn check_output(&self, output: &Path) -> Result<(), ExportError> {
-        self.destination(output).map(|_| ())
+        let (output_abs, _) = self.destination(output)?;
+        let dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
+        // The OS's own words ("Permission denied (os error 13)"), without the probe's name.
+        let os_reason = |err: std::io::Error| {
+            err.raw_os_error()
+                .map_or_else(|| err.to_string(), |code| std::io::Error::from_raw_os_error(code).to_string())
+        };
+        let probe = dir.join(format!(".usdsim-probe-{}", std::process::id()));
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|err| {
+            ExportError::NotWritable {
+                path: output.to_path_buf(),
+                reason: format!("cannot create files in {}: {}", dir.display(), os_reason(err)),
+            }
+        })?;
+        let _ = std::fs::remove_file(&probe);
+        if output_abs.exists() {
+            std::fs::OpenOptions::new().append(true).open(&output_abs).map_err(|err| ExportError::NotWritable {
+                path: output.to_path_buf(),
+                reason: format!("the existing file cannot be replaced: {}", os_reason(err)),
+            })?;
+        }
+        Ok(())
     }
 
     /// The absolute output and input paths, once `output` is known to be acceptable.
     fn destination(&self, output: &Path) -> Result<(PathBuf, PathBuf), ExportError> {
+        if output.is_dir() {
+            return Err(ExportError::IsDirectory { path: output.to_path_buf() });
+        }
         let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        if !matches!(extension.as_deref(), Some("usda") | Some("usdc")) {
+        if !matches!(extension.as_deref(), Some("usda") | Some("usdc") | Some("usd")) {
             return Err(ExportError::UnsupportedExtension { path: output.to_path_buf() });
         }
         let output_abs = absolute_destination(output)?;
@@ -383,8 +410,8 @@ impl Bake {
         Ok((output_abs, input_abs))
     }
 
-    /// Writes the recorded frames to `output` (`.usda` text or `.usdc` binary, by
-    /// extension). Refuses to overwrite the input file or any file it loads. Frames never pushed are simply
+    /// Writes the recorded frames to `output` (`.usda` text, or `.usdc` / `.usd` binary
+    /// as Pixar's tools write new `.usd` files, by extension). Refuses to overwrite the input file or any file it loads. Frames never pushed are simply
     /// absent from the output.
     pub fn write(&self, output: &Path) -> Result<(), ExportError> {
         let (output_abs, input_abs) = self.destination(output)?;
@@ -418,7 +445,7 @@ impl Bake {
         };
         layer
             .export(output_str)
-            .map_err(|err| ExportError::Write { path: output.to_path_buf(), reason: err.to_string() })
+            .map_err(|err| ExportError::Write { path: output.to_path_buf(), reason: with_causes(&err) })
     }
 
     /// Layer metadata: the sublayer, time range and rate, and the input's axis, units
@@ -444,6 +471,22 @@ impl Bake {
         root.set("kilogramsPerUnit", sdf::Value::Double(info.kilograms_per_unit));
         Ok(())
     }
+}
+
+/// An error and every cause below it (`failed to create x: Permission denied (os error 13)`):
+/// openusd's own message leaves out the operating system's reason.
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// Axis-aligned bounds `[min, max]` of local points (zero box when empty), as USD's

@@ -340,10 +340,9 @@ def Xform "World"
         let imported = import_text(&scene("", "        float usdsim:tearRatio = 1.8", "", "", "")).unwrap();
         assert_eq!(imported.scene.bodies[0].tear_ratio, Some(1.8));
         assert!(
-            imported
-                .warnings
-                .iter()
-                .any(|w| w.text().contains("/World/ClothMaterial.usdsim:tearRatio") && w.code == "DB608" && w.text().contains("UsdsimMaterialAPI")),
+            imported.warnings.iter().any(|w| w.text().contains("/World/ClothMaterial.usdsim:tearRatio")
+                && w.code == "DB608"
+                && w.text().contains("UsdsimMaterialAPI")),
             "{:?}",
             imported.warnings
         );

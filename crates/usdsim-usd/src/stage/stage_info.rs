@@ -53,12 +53,26 @@ pub struct StageInfo {
     pub frames_per_second: Option<f64>,
     /// `startTimeCode` (fallback 0): the time code of frame 0 and of every value read.
     pub start_time_code: f64,
+    /// `endTimeCode`, when authored: with `startTimeCode`, the range a run bakes unless
+    /// told otherwise ([`StageInfo::authored_frames`]).
+    pub end_time_code: Option<f64>,
     /// `defaultPrim`, if authored.
     pub default_prim: Option<String>,
     /// Every file the input stage is made of or names (its layer stack, and what it
     /// references, payloads or takes clips from), absolute and normalised: the paths a
     /// bake must never overwrite.
     pub layers: Vec<PathBuf>,
+}
+
+impl StageInfo {
+    /// The frames from `start_time_code` to the authored `endTimeCode` (one per time
+    /// code, rounded), as Houdini and usdrecord take a stage's own range; `None` when
+    /// `endTimeCode` is unauthored or not after the start.
+    pub fn authored_frames(&self) -> Option<u32> {
+        let end = self.end_time_code?;
+        let frames = (end - self.start_time_code).round();
+        (frames >= 1.0).then(|| frames.min(f64::from(u32::MAX)) as u32)
+    }
 }
 
 /// Reads a numeric stage metadatum, warning (and returning `None`) on a non-number or a
@@ -118,6 +132,7 @@ pub(crate) fn read(ctx: &mut Ctx) -> StageInfo {
     let frames_per_second = metadata_number(ctx, "framesPerSecond", true);
     let time_codes_per_second = metadata_number(ctx, "timeCodesPerSecond", true).or(frames_per_second).unwrap_or(24.0);
     let start_time_code = metadata_number(ctx, "startTimeCode", false).unwrap_or(0.0);
+    let end_time_code = metadata_number(ctx, "endTimeCode", false);
     let default_prim = ctx.stage.default_prim().map(|t| t.as_str().to_string());
     StageInfo {
         input: ctx.input.clone(),
@@ -127,6 +142,7 @@ pub(crate) fn read(ctx: &mut Ctx) -> StageInfo {
         time_codes_per_second,
         frames_per_second,
         start_time_code,
+        end_time_code,
         default_prim,
         layers: Vec::new(),
     }

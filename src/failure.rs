@@ -1,0 +1,158 @@
+//! Why a command failed, in a form both people and pipelines can use: the one-line text
+//! on stderr, and under `--json` an object with a stable `code`, the `message`, the
+//! `location` (file, prim, attribute) and the process's `exit_code`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+use usdsim_usd::validate::Diagnostic;
+use usdsim_usd::{ExportError, ImportError};
+
+use crate::report::diagnostic_json;
+
+/// Exit status of a failed run (input, simulation or output).
+pub const FAILED: u8 = 1;
+/// Exit status of a usage error (bad flags or arguments).
+pub const USAGE: u8 = 2;
+
+/// The validator found errors: nothing was simulated. Each error has been printed.
+#[derive(Debug)]
+pub struct ValidationFailed {
+    /// The input stage.
+    pub file: PathBuf,
+    /// The error findings.
+    pub errors: Vec<Diagnostic>,
+}
+
+impl fmt::Display for ValidationFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.errors.len();
+        write!(
+            f,
+            "{}: {n} validation error{}; nothing simulated (details above; `usdsim validate` lists the rules)",
+            self.file.display(),
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for ValidationFailed {}
+
+/// A value the solver produced is not finite: the run stops at that frame.
+#[derive(Debug)]
+pub struct Diverged {
+    /// The input stage.
+    pub file: PathBuf,
+    /// The frame that produced it.
+    pub frame: u32,
+    /// The body's prim.
+    pub prim: String,
+    /// The attribute that would have been written.
+    pub attribute: &'static str,
+    /// Where the frames before it went, if anywhere.
+    pub kept: Option<PathBuf>,
+}
+
+impl fmt::Display for Diverged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}.{}: the simulation diverged at frame {} (a non-finite value); try more --substeps or check the material values",
+            self.file.display(),
+            self.prim,
+            self.attribute,
+            self.frame
+        )?;
+        if let Some(kept) = &self.kept {
+            write!(f, "; frames 0 to {} are in {}", self.frame - 1, kept.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diverged {}
+
+/// A failed command, classified.
+#[derive(Debug)]
+pub struct Failure {
+    /// Stable name of the kind of failure (`DB011`, `unreadable`, `output_not_writable`,
+    /// `diverged`, ...).
+    pub code: String,
+    /// The whole message, as printed on stderr after `error: `.
+    pub message: String,
+    /// File, prim and attribute, where known.
+    pub location: Value,
+    /// The process's exit status.
+    pub exit_code: u8,
+    /// Validation errors, when those stopped the run.
+    pub errors: Vec<Diagnostic>,
+}
+
+impl Failure {
+    /// Classifies `err` by the first known error type in its chain.
+    pub fn of(err: &anyhow::Error) -> Failure {
+        let message = format!("{err:#}");
+        let mut failure = Failure {
+            code: "error".to_string(),
+            message,
+            location: Value::Null,
+            exit_code: FAILED,
+            errors: Vec::new(),
+        };
+        for cause in err.chain() {
+            if let Some(e) = cause.downcast_ref::<ValidationFailed>() {
+                let first = e.errors.first();
+                failure.code = first.map_or("validation", |d| d.code).to_string();
+                failure.location = first.map_or_else(
+                    || location(e.file.display().to_string(), None, None),
+                    |d| location(d.file.clone(), Some(d.prim.clone()), d.property.clone()),
+                );
+                failure.errors = e.errors.clone();
+                return failure;
+            }
+            if let Some(e) = cause.downcast_ref::<ImportError>() {
+                failure.code = e.code().to_string();
+                failure.location = match e.location() {
+                    Some(at) => location(at.file.clone(), Some(at.prim.clone()), at.property.clone()),
+                    None => location(e.file(), None, None),
+                };
+                return failure;
+            }
+            if let Some(e) = cause.downcast_ref::<ExportError>() {
+                failure.code = e.code().to_string();
+                failure.location = location(e.path().display().to_string(), None, None);
+                return failure;
+            }
+            if let Some(e) = cause.downcast_ref::<Diverged>() {
+                failure.code = "diverged".to_string();
+                failure.location =
+                    location(e.file.display().to_string(), Some(e.prim.clone()), Some(e.attribute.to_string()));
+                return failure;
+            }
+            if cause.downcast_ref::<usdsim_core::SceneError>().is_some() {
+                failure.code = "scene".to_string();
+            }
+        }
+        failure
+    }
+
+    /// The `--json` report of the failure, with the warnings given before it.
+    pub fn json(&self, warnings: Value) -> Value {
+        json!({
+            "ok": false,
+            "exit_code": self.exit_code,
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "location": self.location,
+            },
+            "errors": self.errors.iter().map(diagnostic_json).collect::<Vec<_>>(),
+            "warnings": warnings,
+        })
+    }
+}
+
+fn location(file: String, prim: Option<String>, attribute: Option<String>) -> Value {
+    json!({ "file": file, "prim": prim.filter(|p| !p.is_empty() && p != "/"), "attribute": attribute })
+}
