@@ -173,12 +173,20 @@ fn rejects_other_extensions_and_missing_directories() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_scene(dir.path(), "in.usda", INPUT);
     let bake = bake(&import(&input).unwrap());
-    for name in ["out.usdz", "out.usd", "out.txt", "out"] {
+    for name in ["out.usdz", "out.txt", "out"] {
         let err = bake.write(&dir.path().join(name)).unwrap_err();
         assert!(matches!(err, ExportError::UnsupportedExtension { .. }), "{name}: {err}");
     }
     let err = bake.write(&dir.path().join("missing/out.usda")).unwrap_err();
     assert!(matches!(err, ExportError::InvalidPath { .. }), "{err}");
+    let err = bake.check_output(dir.path()).unwrap_err();
+    assert!(matches!(err, ExportError::IsDirectory { .. }), "{err}");
+    // `.usd` is binary, as Pixar's tools write new files.
+    let usd = dir.path().join("out.usd");
+    bake.check_output(&usd).unwrap();
+    bake.write(&usd).unwrap();
+    assert_eq!(&std::fs::read(&usd).unwrap()[..8], b"PXR-USDC");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "the write probe leaves nothing behind");
 }
 
 #[test]
