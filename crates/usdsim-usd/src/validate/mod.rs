@@ -18,6 +18,7 @@ pub mod rule;
 mod scene_rules;
 mod subset_rules;
 mod typo_rules;
+mod unit_rules;
 mod usdsim_rules;
 mod walk;
 
@@ -97,6 +98,7 @@ fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
     typo_rules::check(&mut walk);
     usdsim_rules::check(&mut walk);
     scene_rules::check(&mut walk);
+    unit_rules::check(&mut walk, &info);
 
     Ok(walk.into_report(input.path.display().to_string()))
 }

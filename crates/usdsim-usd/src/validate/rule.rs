@@ -84,6 +84,7 @@ pub const RULES: &[Rule] = &[
     warning("DB308", "no element is listed by two materialBind GeomSubsets of one simulation mesh"),
     warning("DB309", "a materialBind GeomSubset is bound to an existing material with a deformable material API"),
     // Attachments and element collision filters.
+    warning("DB310", "densities and gravity are plausible in SI once the stage's metersPerUnit and kilogramsPerUnit apply"),
     error("DB401", "an attachment's or element filter's src0 and src1 each target exactly one existing prim"),
     error("DB402", "attachment indices are in range of the source's points, triangles or tetrahedra"),
     error("DB403", "an attachment's index, coordinate and position arrays have matching lengths"),
