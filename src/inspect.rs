@@ -254,11 +254,25 @@ fn describe(imported: &Imported) -> Result<Value> {
     }))
 }
 
+/// A value for people: whole numbers without `.0`, vectors as `(x, y, z)`.
 fn num(v: &Value) -> String {
     match v {
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => n.to_string(),
+        },
         Value::String(s) => s.clone(),
+        Value::Array(items) => format!("({})", items.iter().map(num).collect::<Vec<_>>().join(", ")),
         other => other.to_string(),
+    }
+}
+
+/// A surface stiffness: 0 means "derived from Young's modulus and the thickness".
+fn stiffness(v: &Value) -> String {
+    if v["stage"].as_f64() == Some(0.0) {
+        "derived from E".to_string()
+    } else {
+        pair(v, "Pa")
     }
 }
 
@@ -289,7 +303,7 @@ fn extras_text(b: &Value) -> String {
     let model = if m["kind"] == "springs" {
         let links: Vec<String> = m["links"].as_array().into_iter().flatten().map(num).collect();
         format!(
-            "model springs (stiffness {}, damping {}, links {})",
+            "model springs (stiffness {} stage mass/s², damping {} stage mass/s, links {})",
             num(&m["stiffness"]),
             num(&m["damping"]),
             links.join("+")
@@ -314,8 +328,8 @@ fn text(view: &Value) -> String {
         num(&u["start_time_code"]),
     ));
     out.push_str(&format!(
-        "scene: gravity {} stage units/s², magnitude {}\n",
-        view["gravity"]["stage"],
+        "gravity: {} stage units/s², magnitude {}\n",
+        num(&view["gravity"]["stage"]),
         pair(&view["gravity"]["magnitude"], "m/s²")
     ));
     out.push_str(&format!("scene: {}\n", num(&view["counts_text"])));
@@ -363,9 +377,9 @@ fn text(view: &Value) -> String {
             out.push_str(&format!(
                 "           thickness {}, stretch {}, shear {}, bend {}\n",
                 pair(&m["thickness"], "m"),
-                pair(&m["stretch_stiffness"], "Pa"),
-                pair(&m["shear_stiffness"], "Pa"),
-                pair(&m["bend_stiffness"], "Pa"),
+                stiffness(&m["stretch_stiffness"]),
+                stiffness(&m["shear_stiffness"]),
+                stiffness(&m["bend_stiffness"]),
             ));
         }
         out.push_str(&format!(
@@ -388,10 +402,10 @@ fn text(view: &Value) -> String {
     out.push_str(&format!("\ncolliders ({}):\n", colliders.len()));
     for c in &colliders {
         out.push_str(&format!(
-            "  {:<40} {}, at {}, friction {}\n",
+            "  {:<40} {}, at {} stage units, friction {}\n",
             num(&c["prim"]),
             num(&c["shape_text"]),
-            c["position"],
+            num(&c["position"]),
             num(&c["friction"])
         ));
     }
@@ -406,11 +420,11 @@ fn text(view: &Value) -> String {
             format!("mass {}", num(&r["mass"]))
         };
         out.push_str(&format!(
-            "  {:<40} {}{}, at {}, {mass}\n",
+            "  {:<40} {}{}, at {} stage units, {mass}\n",
             num(&r["prim"]),
             shapes.join(" + "),
             if r["kinematic"] == true { ", kinematic" } else { "" },
-            r["position"],
+            num(&r["position"]),
         ));
     }
 

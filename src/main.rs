@@ -26,6 +26,11 @@ use usdsim_usd::validate::Severity;
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
+    if argv.len() == 1 {
+        // No arguments at all: the help, as a newcomer's first try deserves.
+        let _ = cli::Cli::command().print_help();
+        return ExitCode::from(USAGE);
+    }
     let json = argv.iter().any(|a| a == "--json");
     let cli = match parse(&argv) {
         Ok(cli) => cli,
@@ -39,8 +44,6 @@ fn main() -> ExitCode {
         None => match cli.run {
             Some(args) => run(&args, style),
             None => {
-                // clap's `subcommand_negates_reqs` leaves both empty only for `usdsim`
-                // with no arguments at all.
                 let _ = cli::Cli::command().print_help();
                 ExitCode::from(USAGE)
             }

@@ -23,9 +23,16 @@ impl Progress {
         }
         if std::io::stderr().is_terminal() {
             let bar = ProgressBar::new(total as u64);
+            // ms/frame, as the log lines and the summary say it.
             let style = ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} frames  {per_sec}  ETA {eta}",
+                "{spinner} [{elapsed_precise}] {bar:40} frame {pos}/{len}  {ms_per_frame}  ETA {eta}",
             )
+            .map(|style| {
+                style.with_key("ms_per_frame", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let ms = 1e3 * state.elapsed().as_secs_f64() / state.pos().max(1) as f64;
+                    let _ = write!(w, "{ms:.1} ms/frame");
+                })
+            })
             .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             Progress::Bar(bar)
