@@ -141,6 +141,8 @@ struct Fit {
     centre: [f32; 2],
     /// Pixels per world unit.
     scale: f32,
+    /// The larger side of what is drawn, world units.
+    extent: f32,
 }
 
 /// How many columns a sheet of `tiles` tiles has: the squarest grid, wider than tall.
@@ -263,7 +265,7 @@ fn fit(tiles: &[Tile], camera: &Camera, size: u32) -> Option<Fit> {
     // 12 % margin on each side: the top one also holds the label.
     let usable = size as f32 * 0.76;
     let scale = if extent > 0.0 && (usable / extent).is_finite() { usable / extent } else { 1.0 };
-    Some(Fit { centre: [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0], scale })
+    Some(Fit { centre: [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0], scale, extent })
 }
 
 fn colour(rgb: [u8; 3], brightness: f32) -> tiny_skia::Color {
@@ -285,18 +287,23 @@ fn draw_tile(sheet: &mut Sheet, index: usize, tile: &Tile) {
     // view is lit the same way.
     let light = normalize([0, 1, 2].map(|k| -0.45 * camera.right[k] + 0.65 * camera.up[k] - 0.6 * camera.forward[k]))
         .unwrap_or(camera.up);
+    // Sorting whole triangles by their centres misorders a body resting on a collider,
+    // whose coarse facets span more depth than the gap between the two. A body that
+    // touches a collider is outside it, so scenery is pushed back by a few percent of
+    // the picture: at nearly equal depth the body wins.
+    let scenery_bias = 0.03 * sheet.fit.extent;
     let mut flats = Vec::new();
     for surface in &tile.surfaces {
-        let rgb = match surface.role {
-            Role::Simulated => SIMULATED,
-            Role::Static => STATIC,
+        let (rgb, bias) = match surface.role {
+            Role::Simulated => (SIMULATED, 0.0),
+            Role::Static => (STATIC, scenery_bias),
         };
         for tri in &surface.triangles {
             let Some(c) = corners(surface, tri) else { continue };
             let Some(normal) = normalize(cross(sub(c[1], c[0]), sub(c[2], c[0]))) else { continue };
             // Two-sided: cloth has no outside, and winding in the wild is unreliable.
             let lambert = camera::dot(normal, light).abs();
-            let depth = c.iter().map(|&p| camera.project(p)[2]).sum::<f32>() / 3.0;
+            let depth = c.iter().map(|&p| camera.project(p)[2]).sum::<f32>() / 3.0 + bias;
             flats.push(Flat {
                 pixels: c.map(|p| sheet.pixel_of(index, p)),
                 depth,
