@@ -8,6 +8,7 @@
 
 mod cli;
 mod inspect;
+mod preview;
 mod progress;
 mod run;
 mod summary;
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Run(args)) => run::run(&args),
         Some(cli::Command::Validate(args)) => return validate::validate(&args),
         Some(cli::Command::Inspect(args)) => inspect::inspect(&args),
+        Some(cli::Command::Preview(args)) => preview::preview(&args),
         None => match cli.run {
             Some(args) => run::run(&args),
             None => {

@@ -85,6 +85,7 @@ impl Summary {
             self.ms_per_frame(),
             self.projections_per_second(),
         ) + &self.torn_text()
+            + &format!("\n  look at it: usdsim preview {}", self.output.display())
     }
 
     /// One line per body whose topology changed (tearing), empty otherwise.
