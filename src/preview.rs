@@ -81,16 +81,16 @@ pub fn preview(args: &PreviewArgs) -> Result<()> {
 /// A `.png` name, and never the input itself, however spelled: checked before reading,
 /// so a mistake costs nothing.
 fn check_output(input: &Path, output: &Path) -> Result<()> {
-    let is_png = output.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if !is_png {
-        bail!("{}: the preview is a PNG image; give the output a .png name", output.display());
-    }
     let same = match (input.canonicalize(), output.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
     if same {
         bail!("{}: refusing to overwrite the input file; choose another output path", output.display());
+    }
+    let is_png = output.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !is_png {
+        bail!("{}: the preview is a PNG image; give the output a .png name", output.display());
     }
     if output.is_dir() {
         bail!(
