@@ -47,6 +47,50 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Show what the importer understood: bodies, materials, colliders, attachments, units.
     Inspect(InspectArgs),
+    /// Draw a PNG contact sheet of a bake: a few frames side by side, no USD viewer needed.
+    Preview(PreviewArgs),
+}
+
+/// Arguments of `usdsim preview`.
+#[derive(Debug, Args, Clone)]
+pub struct PreviewArgs {
+    /// The bake to draw (any stage works: its meshes at their authored time samples).
+    #[arg(required = true)]
+    pub input: PathBuf,
+
+    /// Number of tiles, evenly spaced over the authored time samples (first and last
+    /// included).
+    #[arg(short = 'f', long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub frames: u32,
+
+    /// Width and height of one tile, in pixels.
+    #[arg(long, default_value_t = 256, value_name = "PX", value_parser = clap::value_parser!(u32).range(32..=2048))]
+    pub size: u32,
+
+    /// Output image (.png). Default: <input stem>.preview.png beside the input.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Where the orthographic camera looks from; the stage's up axis stays up.
+    #[arg(long, value_enum, default_value_t = ViewArg::ThreeQuarter)]
+    pub view: ViewArg,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `--view`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ViewArg {
+    /// From the front, a little to the right and above.
+    ThreeQuarter,
+    /// From the front, level.
+    Front,
+    /// From the right, level.
+    Side,
+    /// From above.
+    Top,
 }
 
 /// Arguments of `usdsim validate`.

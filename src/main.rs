@@ -9,6 +9,7 @@
 mod cli;
 mod failure;
 mod inspect;
+mod preview;
 mod progress;
 mod report;
 mod run;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Run(args)) => run(&args, style),
         Some(cli::Command::Validate(args)) => validate::validate(&args, style),
         Some(cli::Command::Inspect(args)) => finish(inspect::inspect(&args), false, &Reporter::new(style, true)),
+        Some(cli::Command::Preview(args)) => finish(preview::preview(&args), false, &Reporter::new(style, true)),
         None => match cli.run {
             Some(args) => run(&args, style),
             None => {

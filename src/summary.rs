@@ -212,6 +212,7 @@ impl Summary {
                 self.output.with_extension("usdc").display()
             ));
         }
+        out.push_str(&format!("\n  look at it: usdsim preview {}", self.output.display()));
         out
     }
 

@@ -15,6 +15,7 @@ mod binding;
 mod error;
 mod export;
 mod import;
+mod preview_frames;
 mod read;
 mod schema;
 mod stage;
@@ -24,6 +25,7 @@ pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, 
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake, Topology};
 pub use import::{import, import_at, Imported};
+pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};
 pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::pose_of as rigid_pose_of;

@@ -125,6 +125,7 @@ pub const IMPORT_RULES: &[Rule] = &[
     warning("IM050", "a collision filter that names nothing it can filter is ignored"),
     warning("IM051", "collision groups merged by mergeGroup disagree on invertFilteredGroups; the merged group is inverted"),
     warning("IM060", "usdsim:plasticYieldRatio without a positive usdsim:plasticRate leaves the material elastic"),
+    warning("IM070", "usdsim preview leaves out a prim that has no points at a drawn time"),
 ];
 
 /// The rule with `code`, if either catalogue has one.
