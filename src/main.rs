@@ -95,7 +95,8 @@ fn print_json(value: &serde_json::Value) {
 fn parse(argv: &[OsString]) -> Result<cli::Cli, String> {
     if let Some(first) = argv.get(1).and_then(|a| a.to_str()) {
         if !first.starts_with('-') && !std::path::Path::new(first).exists() {
-            if let Some(near) = cli::SUBCOMMANDS.iter().find(|name| edit_distance(first, name) <= 2 && first != **name)
+            if let Some(near) =
+                cli::SUBCOMMANDS.iter().find(|name| strsim::levenshtein(first, name) <= 2 && first != **name)
             {
                 return Err(format!(
                     "error: unrecognized subcommand '{first}'\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'."
@@ -145,32 +146,4 @@ fn usage_error(message: &str, json: bool) -> ExitCode {
         }));
     }
     ExitCode::from(USAGE)
-}
-
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("valdiate", "validate"), 2);
-        assert_eq!(edit_distance("inspct", "inspect"), 1);
-        assert_eq!(edit_distance("scene.usda", "run"), 9);
-    }
 }

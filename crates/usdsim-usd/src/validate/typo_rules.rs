@@ -6,28 +6,12 @@ use super::walk::Walk;
 use crate::schema::names::{OMNI_API_SCHEMAS, OMNI_ATTRIBUTES, OMNI_PRIM_TYPES, POSE_LEAVES};
 use crate::schema::usdsim;
 
-/// Edit distance (insertions, deletions, substitutions), case-sensitive.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (prev + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
 /// The known name closest to `name`, if it is close enough to be a typo of it.
 fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = name.to_lowercase();
     known
         .into_iter()
-        .map(|k| (distance(&lower, &k.to_lowercase()), k))
+        .map(|k| (strsim::levenshtein(&lower, &k.to_lowercase()), k))
         .filter(|&(d, k)| d <= (k.len() / 4).max(2))
         .min_by_key(|&(d, _)| d)
         .map(|(_, k)| k)
@@ -84,13 +68,13 @@ pub(crate) fn check(walk: &mut Walk) {
                         format!("the usdsim schema extension defines no attribute {name}{hint}"),
                     );
                 }
-            } else if name.contains(':') && distance(&namespace.to_lowercase(), "usdsim") <= 1 {
+            } else if name.contains(':') && strsim::levenshtein(&namespace.to_lowercase(), "usdsim") <= 1 {
                 let fixed = format!("usdsim{}", &name[namespace.len()..]);
                 let hint = suggestion(closest(&fixed, usdsim::attributes()).or(Some(fixed.as_str())));
                 walk.report("DB501", &path, Some(name), format!("namespace {namespace:?} is not \"usdsim\"{hint}"));
             } else if name.contains(':')
                 && namespace != "omniphysics"
-                && distance(&namespace.to_lowercase(), "omniphysics") <= 2
+                && strsim::levenshtein(&namespace.to_lowercase(), "omniphysics") <= 2
             {
                 let fixed = format!("omniphysics{}", &name[namespace.len()..]);
                 let hint = suggestion(closest(&fixed, OMNI_ATTRIBUTES).or(Some(fixed.as_str())));
@@ -126,5 +110,5 @@ pub(crate) fn check(walk: &mut Walk) {
 /// or a near miss of the prefix).
 fn looks_omni(name: &str) -> bool {
     let prefix: String = name.chars().take(11).collect();
-    !name.is_empty() && distance(&prefix.to_lowercase(), "omniphysics") <= 1
+    !name.is_empty() && strsim::levenshtein(&prefix.to_lowercase(), "omniphysics") <= 1
 }
