@@ -91,6 +91,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0.002, value_name = "METRES")]
     pub contact_offset: f64,
 
+    /// Fastest speed, in m/s (converted to stage units), at which an overlap that
+    /// already exists at the start of a substep (authored interpenetration, a deep
+    /// penetration) is pushed apart. The push moves positions only and adds no velocity.
+    #[arg(long, default_value_t = 0.5, value_name = "M_PER_S", value_parser = positive_f32)]
+    pub max_depenetration_velocity: f32,
+
     /// Let cloth (surface bodies) collide with itself. Off by default: it costs a 64²
     /// cloth about as much as its elastic solve.
     #[arg(long)]
@@ -223,5 +229,13 @@ fn non_negative_f32(s: &str) -> Result<f32, String> {
     match number(s)? {
         v if v >= 0.0 => Ok(v as f32),
         v => Err(format!("{v} must be 0 or positive")),
+    }
+}
+
+/// A finite number > 0.
+fn positive_f32(s: &str) -> Result<f32, String> {
+    match number(s)? {
+        v if v > 0.0 => Ok(v as f32),
+        v => Err(format!("{v} must be positive")),
     }
 }

@@ -43,6 +43,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         iterations: args.iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
+        max_depenetration_velocity: (f64::from(args.max_depenetration_velocity) / info.meters_per_unit) as f32,
         self_contact: args.self_contact,
         integrator: args.integrator.integrator(),
         ..Settings::default()
