@@ -77,10 +77,12 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Solver substeps per frame. Raised (with a warning) when the stiffest tetrahedron
-    /// needs more to stay stable.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub substeps: u32,
+    /// Solver substeps per frame [default: 10]. Raised (with a warning) when the
+    /// stiffest tetrahedron needs more to stay stable; without this flag also when a
+    /// force-based --integrator needs more for the stiffest spring (given explicitly, it
+    /// is kept for springs, with a warning when too few).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub substeps: Option<u32>,
 
     /// Constraint iterations per substep.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000))]

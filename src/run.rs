@@ -39,7 +39,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
     let info = &imported.stage;
     let settings = Settings {
-        substeps: args.substeps,
+        substeps: args.substeps.unwrap_or(DEFAULT_SUBSTEPS),
+        // Substeps the user chose are kept for force integrators (with a warning).
+        spring_step_fraction: if args.substeps.is_some() { None } else { Settings::default().spring_step_fraction },
         iterations: args.iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
@@ -209,6 +211,9 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
     }
     warnings
 }
+
+/// Substeps per frame without `--substeps`.
+pub(crate) const DEFAULT_SUBSTEPS: u32 = 10;
 
 /// Plastic flow rate when `--plastic-yield` is given without `--plastic-rate`: all of
 /// the excess over the yield flows at once (ideal plasticity).

@@ -628,7 +628,7 @@ def overlap_cube(cells=2):
 
 
 def stiff_cloth(n=20):
-    doc = f"A {n}x{n}-vertex, 1 m square cloth at z = 1.5 hanging from two corners pinned to static Xforms; E = 1e6 Pa, 1 mm thick, 300 kg/m3. Run with --model springs --integrator symplectic, rk4 or euler: the solver must pick a stable substep count itself."
+    doc = f"A {n}x{n}-vertex, 1 m square cloth at z = 1.5 hanging from two corners pinned to static Xforms; E = 1e6 Pa, 1 mm thick, 300 kg/m3. Run with --model springs --integrator symplectic or rk4 (euler also needs --spring-damping): the solver must pick a stable substep count itself."
     points, tris = cloth_grid(n, 1.0, 1.5)
     corners = [n * (n - 1), n * n - 1]
     text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"

@@ -41,5 +41,6 @@ pub use scene::{
     Scene, Site, Springs, BODY_MATERIAL,
 };
 pub use solver::{
-    RestShape, Settings, Solver, SolverStats, DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, STABLE_OMEGA_DT,
+    RestShape, Settings, Solver, SolverStats, DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, SPRING_STEP_FRACTION,
+    STABLE_OMEGA_DT,
 };

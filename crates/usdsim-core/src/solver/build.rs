@@ -215,6 +215,16 @@ impl Solver {
             ));
             settings.substeps = raised;
         }
+        let mut spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
+        springs::fit_substeps(
+            &mut spring_set.force_bodies,
+            &mut settings,
+            &scene.bodies,
+            &ranges,
+            &m,
+            &w,
+            &mut warnings,
+        );
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
         let (mut soft_hinges, mut stiff_hinges) = (Vec::new(), Vec::new());
@@ -233,7 +243,6 @@ impl Solver {
             set.push(h);
         }
         let tets = Coloured::new(tets, vertex_count);
-        let spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
         let mut force_integrated = vec![false; scene.bodies.len()];
         for fb in &spring_set.force_bodies {
             force_integrated[fb.body] = true;
@@ -288,7 +297,6 @@ impl Solver {
             warnings,
             tet_frequency,
         };
-        solver.check_spring_stability();
         solver.warn_initial_overlaps();
         Ok(solver)
     }

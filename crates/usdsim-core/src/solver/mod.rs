@@ -75,6 +75,11 @@ pub struct Settings {
     /// Applications", which moves both old and predicted positions): without it a 2 mm
     /// authored overlap became a 0.3 m/s pop. The default, 0.5, is 0.5 m/s for a stage in metres; the CLI converts from m/s.
     pub max_depenetration_velocity: f32,
+    /// Force-integrated spring bodies: the substep may be at most this fraction of the
+    /// stable step of the stiffest spring ([`SPRING_STEP_FRACTION`] by default), and
+    /// substeps are raised to meet it, with a warning. `None` keeps `substeps` as given
+    /// (the CLI's explicit `--substeps`) and only warns when they are too few.
+    pub spring_step_fraction: Option<f32>,
 }
 
 impl Default for Settings {
@@ -90,6 +95,7 @@ impl Default for Settings {
             integrator: crate::Integrator::Xpbd,
             stability_limit: STABLE_OMEGA_DT,
             max_depenetration_velocity: DEFAULT_MAX_DEPENETRATION_VELOCITY,
+            spring_step_fraction: Some(SPRING_STEP_FRACTION),
         }
     }
 }
@@ -252,6 +258,11 @@ pub const STABLE_OMEGA_DT: f32 = 0.5;
 /// out within a frame at 24 fps, yet is slow next to the speed of anything that fell a
 /// few centimetres, so resolving an overlap is never seen as a pop.
 pub const DEFAULT_MAX_DEPENETRATION_VELOCITY: f32 = 0.5;
+
+/// The default [`Settings::spring_step_fraction`]: the stable step is a bound on the
+/// linearised system at rest (Gershgorin), and a stretched link's geometric stiffness or
+/// a fast swing can come close to it, so force integrators keep 20 % below it.
+pub const SPRING_STEP_FRACTION: f32 = 0.8;
 
 /// The most substeps the stability check raises a run to.
 pub const MAX_SUBSTEPS: u32 = 2000;
