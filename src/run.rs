@@ -77,15 +77,22 @@ pub fn run(args: &RunArgs) -> Result<()> {
         // follow their authored animation to this frame's time code.
         imported.apply_targets(&mut solver, info.start_time_code + f64::from(frame))?;
         solver.step_frame();
-        if let Some(body) = diverged(&solver) {
+        record(&mut bake, &solver, frame);
+        // Every value the frame would write is checked (points, velocities, rest shapes,
+        // bend angles, embedded meshes, rigid poses): a diverged frame is never written,
+        // the frames before it are.
+        if let Some(bad) = bake.first_non_finite(frame) {
             progress.finish();
+            bake.end_before(frame);
+            bake.write(&output)?;
             bail!(
-                "{}: the simulation diverged at frame {frame} (body {}); try more --substeps or check the material values",
+                "{}: the simulation diverged at frame {frame}: {bad}; frames 0 to {} were written to {}; try more \
+                 --substeps or check the material values",
                 args.input.display(),
-                imported.bodies[body].prim_path
+                frame - 1,
+                output.display()
             );
         }
-        record(&mut bake, &solver, frame);
         progress.frame(frame);
     }
     progress.finish();
@@ -247,11 +254,6 @@ fn check_before_run(args: &RunArgs, input: &InputStage) -> Result<bool> {
 /// the bake as frame `frame`.
 fn record(bake: &mut Bake, solver: &Solver, frame: u32) {
     bake.record(frame, solver);
-}
-
-/// The first body with a non-finite position, if any.
-fn diverged(solver: &Solver) -> Option<usize> {
-    (0..solver.body_count()).find(|&b| !solver.positions(b).iter().all(|p| p.is_finite()))
 }
 
 #[cfg(test)]

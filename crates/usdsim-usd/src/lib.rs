@@ -22,7 +22,7 @@ pub mod validate;
 
 pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
-pub use export::{default_output_path, Bake, Topology};
+pub use export::{default_output_path, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
 pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
