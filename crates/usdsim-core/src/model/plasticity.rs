@@ -189,13 +189,14 @@ pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plastic
         // with a jolt, and the rebound's compression flowed back. Clamping each
         // stretch, as the authored cap does, would shrink the volume instead.
         let d_max = (1.0 + DISTORTION_CAP).ln();
-        if !(used < d_max) {
+        if used.is_nan() || used >= d_max {
             return false;
         }
         let t = 1.0 - used / d_max;
         new_dm = fp_to(t);
         // The step itself must not overshoot the cap either.
-        if !(distortion(new_dm) <= d_max) {
+        let reached = distortion(new_dm);
+        if reached.is_nan() || reached > d_max {
             let (mut lo, mut hi) = (0.0f32, t);
             for _ in 0..12 {
                 let mid = 0.5 * (lo + hi);
