@@ -7,9 +7,27 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The exit codes, shown under `--help` (farm schedulers decide on retries from them).
+const EXIT_CODES: &str = "Exit codes: 0 ok; 1 invalid or unreadable input (validate: findings); 2 usage error \
+(validate: a file that cannot be read); 3 the simulation diverged (the frames before it are written); \
+4 the output cannot be written.
+
+Examples:
+  usdsim shot.usda                   bake the stage's own frame range to shot.sim.usda
+  usdsim shot.usda -f 120 -o out.usdc
+  usdsim validate assets/*.usda
+  usdsim preview shot.sim.usda       a PNG contact sheet of the bake";
+
 /// Simulate OmniPhysics deformable bodies in an OpenUSD stage and bake the result.
 #[derive(Debug, Parser)]
-#[command(name = "usdsim", version, about, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "usdsim",
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = EXIT_CODES
+)]
 pub struct Cli {
     /// A subcommand; without one, the arguments are those of `run`.
     #[command(subcommand)]
@@ -143,10 +161,12 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Solver substeps per frame. Raised (with a warning) when the stiffest tetrahedron
-    /// needs more to stay stable.
-    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = count::<1, 10_000>)]
-    pub substeps: u32,
+    /// Solver substeps per frame [default: 10]. Raised (with a warning) when the
+    /// stiffest tetrahedron needs more to stay stable; without this flag also when a
+    /// force-based --integrator needs more for the stiffest spring (given explicitly, it
+    /// is kept for springs, with a warning when too few).
+    #[arg(long, allow_negative_numbers = true, value_parser = count::<1, 10_000>)]
+    pub substeps: Option<u32>,
 
     /// Constraint iterations per substep.
     #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
@@ -156,6 +176,12 @@ pub struct RunArgs {
     /// stage units).
     #[arg(long, default_value_t = 0.002, value_name = "METRES", allow_negative_numbers = true, value_parser = non_negative_f64)]
     pub contact_offset: f64,
+
+    /// Fastest speed, in m/s (converted to stage units), at which an overlap that
+    /// already exists at the start of a substep (authored interpenetration, a deep
+    /// penetration) is pushed apart. The push moves positions only and adds no velocity.
+    #[arg(long, default_value_t = 0.5, value_name = "M_PER_S", value_parser = positive_f32)]
+    pub max_depenetration_velocity: f32,
 
     /// Let cloth (surface bodies) collide with itself. Off by default: it costs a 64²
     /// cloth about as much as its elastic solve.
@@ -308,5 +334,13 @@ fn non_negative_f32(s: &str) -> Result<f32, String> {
     match number(s)? {
         v if v >= 0.0 => Ok(v as f32),
         v => Err(format!("{v} must be 0 or positive")),
+    }
+}
+
+/// A finite number > 0.
+fn positive_f32(s: &str) -> Result<f32, String> {
+    match number(s)? {
+        v if v > 0.0 => Ok(v as f32),
+        v => Err(format!("{v} must be positive")),
     }
 }

@@ -11,10 +11,15 @@ use usdsim_usd::{ExportError, ImportError};
 
 use crate::report::diagnostic_json;
 
-/// Exit status of a failed run (input, simulation or output).
+/// Exit status of a run whose input is invalid or unreadable (or fails validation).
 pub const FAILED: u8 = 1;
 /// Exit status of a usage error (bad flags or arguments).
 pub const USAGE: u8 = 2;
+/// Exit status of a simulation that diverged (the frames before it are written).
+pub const DIVERGED: u8 = 3;
+/// Exit status of an output that could not be written. Farm schedulers retry on this
+/// one (a full disk, a lost mount) and not on 1 (the scene itself is wrong).
+pub const OUTPUT: u8 = 4;
 
 /// The validator found errors: nothing was simulated. Each error has been printed.
 #[derive(Debug)]
@@ -58,7 +63,7 @@ impl fmt::Display for Diverged {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {}.{}: the simulation diverged at frame {} (a non-finite value); try more --substeps or check the material values",
+            "{}: {}.{}: the simulation diverged at frame {}: the value is not finite; try more --substeps or check the material values",
             self.file.display(),
             self.prim,
             self.attribute,
@@ -122,10 +127,12 @@ impl Failure {
             if let Some(e) = cause.downcast_ref::<ExportError>() {
                 failure.code = e.code().to_string();
                 failure.location = location(e.path().display().to_string(), None, None);
+                failure.exit_code = OUTPUT;
                 return failure;
             }
             if let Some(e) = cause.downcast_ref::<Diverged>() {
                 failure.code = "diverged".to_string();
+                failure.exit_code = DIVERGED;
                 failure.location =
                     location(e.file.display().to_string(), Some(e.prim.clone()), Some(e.attribute.to_string()));
                 return failure;

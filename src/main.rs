@@ -2,9 +2,9 @@
 //! into a new layer.
 //!
 //! The binary only wires the two libraries together: `usdsim-usd` imports the stage
-//! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 input or
-//! simulation error (for `validate`: findings), 2 usage error (for `validate`: a file
-//! that cannot be read).
+//! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 invalid or
+//! unreadable input (for `validate`: findings), 2 usage error (for `validate`: a file
+//! that cannot be read), 3 the simulation diverged, 4 the output cannot be written.
 
 mod cli;
 mod failure;

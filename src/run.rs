@@ -60,10 +60,13 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let info = &imported.stage;
     let range = frame_range(args.frames, info);
     let settings = Settings {
-        substeps: args.substeps,
+        substeps: args.substeps.unwrap_or(DEFAULT_SUBSTEPS),
+        // Substeps the user chose are kept for force integrators (with a warning).
+        spring_step_fraction: if args.substeps.is_some() { None } else { Settings::default().spring_step_fraction },
         iterations: args.iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
+        max_depenetration_velocity: (f64::from(args.max_depenetration_velocity) / info.meters_per_unit) as f32,
         self_contact: args.self_contact,
         integrator: args.integrator.integrator(),
         ..Settings::default()
@@ -94,18 +97,23 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         // follow their authored animation to this frame's time code.
         imported.apply_targets(&mut solver, range.start + f64::from(frame))?;
         solver.step_frame();
-        if let Some((body, attribute)) = diverged(&solver) {
+        bake.record(frame, &solver);
+        // Every value the frame would write is checked (points, velocities, rest shapes,
+        // bend angles, embedded meshes, rigid poses): a diverged frame is never written,
+        // the frames before it are.
+        if let Some(bad) = bake.first_non_finite(frame) {
             progress.finish();
+            bake.end_before(frame);
+            bake.write(&output)?;
             return Err(Diverged {
                 file: args.input.clone(),
                 frame,
-                prim: imported.bodies[body].prim_path.clone(),
-                attribute,
-                kept: None,
+                prim: bad.prim,
+                attribute: bad.attribute,
+                kept: Some(output.clone()),
             }
             .into());
         }
-        bake.record(frame, &solver);
         progress.frame(frame);
     }
     progress.finish();
@@ -227,6 +235,9 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
     warnings
 }
 
+/// Substeps per frame without `--substeps`.
+pub(crate) const DEFAULT_SUBSTEPS: u32 = 10;
+
 /// Plastic flow rate when `--plastic-yield` is given without `--plastic-rate`: all of
 /// the excess over the yield flows at once (ideal plasticity).
 pub(crate) const DEFAULT_PLASTIC_RATE: f32 = 1.0;
@@ -253,19 +264,6 @@ fn check_before_run(args: &RunArgs, input: &InputStage, reporter: &mut Reporter)
         return Err(ValidationFailed { file: args.input.clone(), errors }.into());
     }
     Ok(true)
-}
-
-/// The first body with a non-finite position or velocity, and which.
-fn diverged(solver: &Solver) -> Option<(usize, &'static str)> {
-    (0..solver.body_count()).find_map(|b| {
-        if !solver.positions(b).iter().all(|p| p.is_finite()) {
-            Some((b, "points"))
-        } else if !solver.velocities(b).iter().all(|v| v.is_finite()) {
-            Some((b, "velocities"))
-        } else {
-            None
-        }
-    })
 }
 
 #[cfg(test)]

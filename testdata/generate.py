@@ -617,6 +617,42 @@ def springs_cloth(n=16):
     write("springs_cloth.usda", text)
 
 
+def overlap_cube(cells=2):
+    doc = f"A 0.5 m tet cube ({cells}^3 cells) authored 5 mm into a ground plane (bottom at z = -0.005); Z-up, metres; E = 1e5 Pa, nu = 0.3, density 1000. The overlap must be resolved no faster than the max depenetration velocity (0.5 m/s), and the cube must then rest."
+    points, tets, _ = tet_grid(cells, cells, cells, (0.5, 0.5, 0.5), (-0.25, -0.25, -0.005))
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += "\n" + '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Cube", points, tets, "/World/Materials/Jelly")
+    text += "\n" + ground() + "}\n"
+    write("overlap_cube.usda", text)
+
+
+def stiff_cloth(n=20):
+    doc = f"A {n}x{n}-vertex, 1 m square cloth at z = 1.5 hanging from two corners pinned to static Xforms; E = 1e6 Pa, 1 mm thick, 300 kg/m3. Run with --model springs --integrator symplectic or rk4 (euler also needs --spring-damping): the solver must pick a stable substep count itself."
+    points, tris = cloth_grid(n, 1.0, 1.5)
+    corners = [n * (n - 1), n * n - 1]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n'
+    text += usdsim_material("Cotton", 1e6, 300, 0.001, {}, "        ").replace(', "UsdsimMaterialAPI"', "") + "    }\n\n"
+    text += cloth_mesh("Cloth", points, tris, "/World/Materials/Cotton")
+    text += grip("CornerA", "/World/Cloth", [corners[0]], points, [(0, points[corners[0]])])
+    text += grip("CornerB", "/World/Cloth", [corners[1]], points, [(0, points[corners[1]])])
+    text = text.rstrip("\n") + "\n}\n"
+    write("stiff_cloth.usda", text)
+
+
+def creep_bar(segments=10):
+    doc = "A 0.1 x 0.1 x 1 m tet bar hanging along -Z under its own weight, its top face pinned to a static Xform; E = 2e5 Pa, nu = 0, density 1000, elastic as authored. Run with --plastic-yield 1.001 --plastic-rate 1 for 300 frames: it must creep longer smoothly, monotonically and stay finite."
+    points, tets, vid = tet_grid(1, 1, segments, (0.1, 0.1, 1.0), (-0.05, -0.05, 1.0))
+    top = [vid(i, j, segments) for j in range(2) for i in range(2)]
+    text = header(doc, end=300) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Bar", 2e5, 0, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Bar", points, tets, "/World/Materials/Bar") + "\n"
+    text += grip("TopGrip", "/World/Bar", top, points, [(0, (0, 0, 2))])
+    text = text.rstrip("\n") + "\n}\n"
+    write("creep_bar.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -632,3 +668,6 @@ if __name__ == "__main__":
     tearing_cloth()
     plastic_bar()
     springs_cloth()
+    overlap_cube()
+    stiff_cloth()
+    creep_bar()

@@ -119,11 +119,11 @@ fn output_onto_the_input_is_refused_and_the_input_survives() {
     let dir = temp_dir();
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());
     let same = input.to_str().unwrap();
-    fails(1, &input, &["--frames", "2", "-o", same], &["free_fall_z_up_meters.usda", "overwrite the input"]);
+    fails(4, &input, &["--frames", "2", "-o", same], &["free_fall_z_up_meters.usda", "overwrite the input"]);
     // The same file spelled differently is still the input.
     let dir_name = dir.path().file_name().unwrap().to_str().unwrap();
     let detour = dir.path().join(format!("../{dir_name}/./free_fall_z_up_meters.usda"));
-    fails(1, &input, &["--frames", "2", "-o", detour.to_str().unwrap()], &["overwrite the input"]);
+    fails(4, &input, &["--frames", "2", "-o", detour.to_str().unwrap()], &["overwrite the input"]);
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn unsupported_output_extension_is_exit_1_naming_the_output() {
     let dir = temp_dir();
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());
     let obj = dir.path().join("mesh.obj");
-    fails(1, &input, &["--frames", "2", "-o", obj.to_str().unwrap()], &["mesh.obj", "unsupported output format"]);
+    fails(4, &input, &["--frames", "2", "-o", obj.to_str().unwrap()], &["mesh.obj", "unsupported output format"]);
 }
 
 #[test]
@@ -155,6 +155,6 @@ fn bad_output_path_is_refused_before_simulating() {
     let dir = temp_dir();
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());
     let obj = dir.path().join("mesh.obj");
-    let outcome = fails(1, &input, &["--frames", "2", "-o", obj.to_str().unwrap()], &["mesh.obj"]);
+    let outcome = fails(4, &input, &["--frames", "2", "-o", obj.to_str().unwrap()], &["mesh.obj"]);
     assert!(!outcome.stderr.contains("simulating"), "simulated before refusing the output:\n{}", outcome.stderr);
 }

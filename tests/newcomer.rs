@@ -77,7 +77,7 @@ fn output_paths_that_cannot_work_fail_before_simulating() {
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());
     // An existing folder.
     let out = run(&[input.as_os_str(), os("-o"), dir.path().as_os_str()]);
-    assert_eq!(out.code, Some(1));
+    assert_eq!(out.code, Some(4));
     assert!(out.stderr.contains("is a folder"), "{}", out.stderr);
     assert!(!out.stderr.contains("simulating"), "nothing may be simulated first:\n{}", out.stderr);
 
@@ -91,7 +91,7 @@ fn output_paths_that_cannot_work_fail_before_simulating() {
     let out = run(&[input.as_os_str(), os("-o"), target.as_os_str()]);
     set_mode(&locked, 0o755);
     if refuses || Path::new("/sys").is_dir() {
-        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        assert_eq!(out.code, Some(4), "{}", out.stderr);
         assert!(out.stderr.contains("Permission denied"), "the OS's reason:\n{}", out.stderr);
         assert!(!out.stderr.contains("simulating"), "nothing may be simulated first:\n{}", out.stderr);
     }

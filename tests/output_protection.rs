@@ -66,7 +66,7 @@ fn assert_refused(dir: &Path, shot: &Path, output: &str, layer: &str) {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&outcome.stderr);
-    assert_eq!(outcome.status.code(), Some(1), "-o {output} must be refused:\n{stderr}");
+    assert_eq!(outcome.status.code(), Some(4), "-o {output} must be refused:\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let named = dir.canonicalize().unwrap().join(layer);
     assert!(

@@ -40,4 +40,7 @@ pub use scene::{
     ElementSet, EmbeddedMesh, Frame, LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidShape,
     Scene, Site, Springs, BODY_MATERIAL,
 };
-pub use solver::{RestShape, Settings, Solver, SolverStats, MAX_SUBSTEPS, STABLE_OMEGA_DT};
+pub use solver::{
+    RestShape, Settings, Solver, SolverStats, DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, SPRING_STEP_FRACTION,
+    STABLE_OMEGA_DT,
+};

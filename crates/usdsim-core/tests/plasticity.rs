@@ -214,9 +214,87 @@ fn a_tet_bar_bent_below_its_yield_springs_back_exactly() {
 #[test]
 fn a_tet_bar_bent_past_its_yield_stays_bent() {
     // Yield 5 %: the clamp region yields; unloaded, the bar springs back part way (its
-    // elastic part) and keeps the rest as a permanent set.
+    // elastic part) and keeps the rest as a permanent set. Without a cap the flow
+    // hardens (`plasticity::HARDENING`), so the set is smaller than the article's rule
+    // alone gives (measured: 22 % of the sag kept, over 30 % before hardening).
     let (_, loaded, unloaded) = bend_tet_bar(Plasticity { yield_ratio: 1.05, rate: 0.2, max_strain: None });
     assert!(loaded < -0.04, "sagged only {loaded}");
-    assert!(unloaded < 0.3 * loaded, "sagged {loaded}, sprang back to {unloaded}");
+    assert!(unloaded < 0.15 * loaded, "sagged {loaded}, sprang back to {unloaded}");
     assert!(unloaded > loaded, "no elastic spring-back at all: {loaded} → {unloaded}");
+}
+
+/// Rest length of a bar of `cells` cells stacked along z, from its rest shape: each
+/// cell's height is the mean z-extent of its six tets' rest shapes (every tet of the
+/// Kuhn split spans its cell's full height), and the bar's is the sum.
+fn rest_length(solver: &Solver, cells: usize) -> f32 {
+    let rest = solver.rest_shape(0);
+    let per_cell = rest.elements.len() / cells;
+    rest.elements
+        .iter()
+        .map(|e| {
+            let z = e.map(|i| rest.points[i as usize].z);
+            z.iter().copied().fold(f32::MIN, f32::max) - z.iter().copied().fold(f32::MAX, f32::min)
+        })
+        .sum::<f32>()
+        / per_cell as f32
+}
+
+/// The smallest rest volume over the bar's tets divided by its original (signed, so an
+/// inverted rest element shows as negative).
+fn min_volume_ratio(solver: &Solver, original: &[f32]) -> f32 {
+    (0..original.len()).map(|t| solver.rest_edges(0, t).determinant() / original[t]).fold(f32::MAX, f32::min)
+}
+
+#[test]
+fn a_creeping_bar_lengthens_monotonically_and_stays_valid() {
+    // testdata/creep_bar.usda in plain data: 0.1 × 0.1 × 1 m, E = 2e5 Pa, ν = 0,
+    // 1000 kg/m³, top face pinned, yield 1.001 and rate 1 (the CLI's --plastic-yield
+    // 1.001 --plastic-rate 1): the gravity stress at the top, ρgL ≈ 9.8 kPa, is a 5 %
+    // strain, fifty times the yield, so the bar must flow.
+    let cells = 10;
+    let material = Material { poissons_ratio: 0.0, ..Material::elastic(2e5, 0.0, 1000.0) };
+    let mut body = grid::tet_body(
+        "/bar",
+        Vec3::new(-0.05, -0.05, 1.0),
+        Vec3::new(0.05, 0.05, 2.0),
+        UVec3::new(1, 1, cells as u32),
+        material,
+    );
+    body.plastic = Some(Plasticity { yield_ratio: 1.001, rate: 1.0, max_strain: None });
+    let pins = (0..body.positions.len() as u32)
+        .filter(|&v| body.positions[v as usize].z > 2.0 - 1e-4)
+        .map(|v| usdsim_core::Pin {
+            body: 0,
+            vertex: v,
+            target: body.positions[v as usize],
+            stiffness: f32::INFINITY,
+            damping: 0.0,
+        })
+        .collect();
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -9.81), bodies: vec![body], pins, ..Scene::default() };
+    let mut solver = Solver::new(scene, Settings::default()).unwrap();
+    let tets = solver.stats().tets;
+    let original: Vec<f32> = (0..tets).map(|t| solver.rest_edges(0, t).determinant()).collect();
+    let mut length = rest_length(&solver, cells);
+    assert!((length - 1.0).abs() < 1e-5, "{length}");
+    let mut lengths = vec![length];
+    for frame in 1..=300 {
+        solver.step_frame();
+        let now = rest_length(&solver, cells);
+        assert!(now.is_finite() && solver.positions(0).iter().all(|p| p.is_finite()), "frame {frame}: not finite");
+        assert!(now >= length - 1e-6, "frame {frame}: rest length fell from {length} to {now}");
+        let v = min_volume_ratio(&solver, &original);
+        assert!(v > 0.5, "frame {frame}: a rest element's volume fell to {v} of its original");
+        length = now;
+        lengths.push(now);
+    }
+    eprintln!("rest lengths, frames 0-24: {:?}", &lengths[..25]);
+    // It creeps by several per cent (the top's elastic strain under the weight is 5 %)
+    // over several frames as the bar stretches under its weight, then holds: the flow
+    // hardens (`model/plasticity.rs`). Measured: 1.000, 1.006, 1.024, 1.046, 1.065,
+    // 1.074, 1.078 m over frames 0–6, then 1.078 m to frame 300. No jump: no frame adds
+    // more than a third of the total.
+    assert!(length > 1.05, "the bar crept only to {length} m");
+    let largest = lengths.windows(2).map(|w| w[1] - w[0]).fold(0.0f32, f32::max);
+    assert!(largest < (length - 1.0) / 3.0, "a frame lengthened the bar by {largest} of {}", length - 1.0);
 }

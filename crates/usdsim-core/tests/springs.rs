@@ -27,8 +27,17 @@ fn oscillator(kd: f32, displacement: f32, tear_ratio: Option<f32>) -> Scene {
     Scene { bodies: vec![body], pins: pins.collect(), ..Scene::default() }
 }
 
+/// Ten substeps, kept as given (as an explicit `--substeps` is): the checks below are
+/// against the integrators' behaviour at that step.
 fn settings(integrator: Integrator) -> Settings {
-    Settings { integrator, frame_dt: 1.0 / 24.0, substeps: 10, iterations: 10, ..Settings::default() }
+    Settings {
+        integrator,
+        frame_dt: 1.0 / 24.0,
+        substeps: 10,
+        iterations: 10,
+        spring_step_fraction: None,
+        ..Settings::default()
+    }
 }
 
 /// Runs `frames` frames and returns (times, displacement from equilibrium, energy) at
@@ -157,5 +166,37 @@ fn links_stretched_past_their_yield_stay_longer() {
         assert!((small + 0.5).abs() < 1e-3, "{integrator:?}: came back to {small}, not -0.5");
         let large = rest_height(0.3);
         assert!(large < -0.55, "{integrator:?}: settled at {large}, expected well below -0.5");
+    }
+}
+
+#[test]
+fn force_integrators_raise_the_substeps_to_the_stiffest_springs_stable_step() {
+    // The bob on springs 100× stiffer: ω ≤ √(2·ks/m) = 200 rad/s (Gershgorin: two links
+    // at the free vertex), so symplectic Euler needs h < 2/ω = 10 ms and RK4 h < 14 ms;
+    // at SPRING_STEP_FRACTION of that a 1/24 s frame takes 6 and 4 substeps, and the
+    // bob then stays within three times its 1 cm start for 10 s (symplectic Euler's
+    // energy ripples by a factor of up to ~3 at ω·h ≈ 1, an unstable step grows without
+    // bound).
+    for (integrator, limit) in [(Integrator::SymplecticEuler, 2.0f32), (Integrator::Rk4, 2.0 * 2f32.sqrt())] {
+        let mut scene = oscillator(0.0, 0.01, None);
+        if let Model::Springs(s) = &mut scene.bodies[0].model {
+            s.stiffness = 100.0 * KS;
+        }
+        let auto = Settings {
+            substeps: 1,
+            spring_step_fraction: Some(usdsim_core::SPRING_STEP_FRACTION),
+            ..settings(integrator)
+        };
+        let mut solver = Solver::new(scene, auto).unwrap();
+        let omega = (2.0 * 100.0 * KS / MASS).sqrt();
+        let expected = (omega / 24.0 / (usdsim_core::SPRING_STEP_FRACTION * limit)).ceil() as u32;
+        assert_eq!(solver.settings().substeps, expected, "{integrator:?}");
+        assert_eq!(solver.warnings().len(), 1, "{integrator:?}: {:?}", solver.warnings());
+        assert!(solver.warnings()[0].contains("running with"), "{:?}", solver.warnings());
+        for _ in 0..240 {
+            solver.step_frame();
+            let y = solver.positions(0)[2].y + 0.5;
+            assert!(y.abs() < 0.03, "{integrator:?}: displacement {y} from 0.01");
+        }
     }
 }

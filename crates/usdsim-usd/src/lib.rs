@@ -23,7 +23,7 @@ pub mod validate;
 
 pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
-pub use export::{default_output_path, Bake, Topology};
+pub use export::{default_output_path, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
 pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};
 pub use read::attachment::{FrameTrack, TrackTarget};

@@ -10,6 +10,13 @@
 //! Real-Time Applications", §6.1: static friction cancels tangential motion below
 //! `μs·push`, dynamic friction removes at most `μd·push` of it.
 //!
+//! An overlap that already exists at the start of the substep (the vertex starts inside
+//! `n·x ≥ d`: authored interpenetration or a deep penetration) is not resolved by the
+//! iterations, which would turn it into velocity in one substep: they hold the vertex
+//! where it started (`n·x ≥ n·x_prev`), and [`depenetrate`] then moves it out by at most
+//! `max_depenetration_velocity · dt` per substep, positions only (see
+//! `Settings::max_depenetration_velocity`).
+//!
 //! Friction coefficients combine as the average of the body's and the collider's (PhysX's
 //! default `average` combine mode).
 
@@ -103,6 +110,11 @@ pub struct VertexContacts {
     pub friction: [[f32; 2]; MAX_PER_VERTEX],
     /// Normal push accumulated this substep (position units).
     pub push: [f32; MAX_PER_VERTEX],
+    /// How deep inside its plane the vertex started the substep (0 when outside): the
+    /// iterations hold `offset` that much below the plane, [`depenetrate`] resolves it.
+    pub overlap: [f32; MAX_PER_VERTEX],
+    /// Index of the collider of each contact (for the initial-overlap warning).
+    pub collider: [u32; MAX_PER_VERTEX],
 }
 
 /// Signed distance and outward normal from collider `c` at point `p`, or `None` when the
@@ -192,10 +204,21 @@ pub fn detect(
             if vc.count as usize == MAX_PER_VERTEX {
                 break;
             }
-            if let Some((_, n, on_surface)) = query(c, x[i], reach).filter(|_| keep(i as u32, ci)) {
+            if let Some((dist, n, on_surface)) = query(c, x[i], reach).filter(|_| keep(i as u32, ci)) {
                 let k = vc.count as usize;
                 vc.normal[k] = n;
-                vc.offset[k] = n.dot(on_surface) + offset;
+                let plane = n.dot(on_surface) + offset;
+                // Closer than the offset at the start of the substep (measured on the
+                // shape, not on this plane, which a vertex sliding round a curved shape
+                // is always slightly behind): hold the start, resolve it afterwards.
+                let overlap = if x_prev[i] == x[i] {
+                    (offset - dist).max(0.0)
+                } else {
+                    query(c, x_prev[i], offset).map_or(0.0, |(d0, _, _)| (offset - d0).max(0.0))
+                };
+                vc.offset[k] = plane - overlap;
+                vc.overlap[k] = overlap;
+                vc.collider[k] = ci as u32;
                 let cf = friction_of(c);
                 vc.friction[k] = [0.5 * (friction[0] + cf), 0.5 * (friction[1] + cf)];
                 vc.count += 1;
@@ -221,6 +244,24 @@ pub unsafe fn project(vc: &mut VertexContacts, x: Shared<Vec3>) {
             vc.push[k] -= c;
         }
     }
+}
+
+/// Moves every vertex that started its substep inside a contact plane out by at most
+/// `max_step` along the normal (`max_depenetration_velocity · dt`), after the velocity
+/// update, so the move adds no velocity.
+pub fn depenetrate(contacts: &[VertexContacts], x: Shared<Vec3>, max_step: f32) {
+    contacts.par_iter().with_min_len(256).for_each(|vc| {
+        // SAFETY: each vertex appears in at most one `VertexContacts`.
+        let p = unsafe { x.get(vc.vertex as usize) };
+        for k in 0..vc.count as usize {
+            if vc.overlap[k] > 0.0 {
+                let depth = vc.offset[k] + vc.overlap[k] - vc.normal[k].dot(*p);
+                if depth > 0.0 {
+                    *p += vc.normal[k] * depth.min(max_step);
+                }
+            }
+        }
+    });
 }
 
 /// Applies Coulomb friction to the substep's displacement of every contacting vertex.

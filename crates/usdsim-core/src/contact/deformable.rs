@@ -33,6 +33,12 @@
 //!   couple four vertices of possibly different bodies, so they are projected on one
 //!   thread in list order after the coloured constraints of each iteration: results are
 //!   bit-identical for any thread count.
+//! * **Existing overlap.** A pair already closer than `d` at the start of the substep
+//!   (authored interpenetration, or a vertex that got deep inside a solid) is held at
+//!   its start distance by the iterations and moved apart afterwards by at most
+//!   `max_depenetration_velocity · dt`, positions only ([`Surfaces::depenetrate`]): the
+//!   iterations would resolve it within one substep and the velocity update would turn
+//!   it into a pop (PhysX bounds it by `maxDepenetrationVelocity`).
 //! * **Immovable sides.** A pair whose vertices are all immovable (kinematic, pinned or
 //!   driven, asleep) is skipped, except when exactly one of its two bodies is asleep: a
 //!   kinematic body moving into a sleeping one must be seen to wake it
@@ -102,6 +108,10 @@ pub struct Contact {
     pub friction: [f32; 2],
     /// Normal push accumulated this substep (position units).
     pub push: f32,
+    /// How far inside `distance` the pair started the substep (0 when apart): the
+    /// iterations hold `distance` reduced by it, [`Surfaces::depenetrate`] resolves it
+    /// without adding velocity.
+    pub overlap: f32,
 }
 
 /// Everything the contact search knows about the scene's surfaces, built once.
@@ -315,6 +325,16 @@ impl Surfaces {
         (value < 0.0).then_some(sleeper)
     }
 
+    /// The two bodies contact `c` joins: the vertex's (first edge's) and the triangle's
+    /// (second edge's).
+    pub fn bodies_of(&self, c: &Contact) -> [usize; 2] {
+        if c.edge {
+            [self.edge_body[c.vertex as usize], self.edge_body[c.triangle as usize]].map(|b| b as usize)
+        } else {
+            [self.vertex_body[c.vertex as usize], self.tri_body[c.triangle as usize]].map(|b| b as usize)
+        }
+    }
+
     /// Finds this substep's contacts into `out`: `x` predicted positions, `x_prev` the
     /// start of the substep, `w` inverse masses.
     pub fn detect(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
@@ -477,7 +497,7 @@ impl Surfaces {
                 continue;
             }
             let (fa, fb) = (self.friction[ba], self.friction[bb]);
-            out.push(Contact {
+            let mut contact = Contact {
                 vertex: ea,
                 triangle: eb,
                 edge: true,
@@ -486,7 +506,13 @@ impl Surfaces {
                 distance: d,
                 friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
                 push: 0.0,
-            });
+                overlap: 0.0,
+            };
+            let start = [a[0], a[1], b[0], b[1]].map(|i| x_prev[i as usize]);
+            if let Some((_, _, _, value)) = Self::evaluate_edge(&contact, start) {
+                hold_start(&mut contact, value);
+            }
+            out.push(contact);
         }
     }
 
@@ -613,7 +639,7 @@ impl Surfaces {
                 1.0
             };
             let (fa, fb) = (self.friction[vb], self.friction[tb]);
-            out.push(Contact {
+            let mut contact = Contact {
                 vertex: v,
                 triangle: t,
                 edge: false,
@@ -622,7 +648,12 @@ impl Surfaces {
                 distance: d,
                 friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
                 push: 0.0,
-            });
+                overlap: 0.0,
+            };
+            if let Some((_, _, value)) = self.evaluate(&contact, p0, tri.map(|i| x_prev[i as usize])) {
+                hold_start(&mut contact, value);
+            }
+            out.push(contact);
         }
     }
 
@@ -660,51 +691,74 @@ impl Surfaces {
         for k in 0..count {
             // SAFETY: exclusive per the contract; `count` is the list's length.
             let c = unsafe { contacts.get(k) };
-            if c.edge {
-                let ids = self.edge_vertices(c);
-                // SAFETY: exclusive per the contract.
-                let p = ids.map(|i| unsafe { *x.get(i as usize) });
-                let Some((n, s, t, value)) = Self::evaluate_edge(c, p) else { continue };
-                if value >= 0.0 {
-                    continue;
-                }
-                let coef = [1.0 - s, s, t - 1.0, -t];
-                let wi = ids.map(|i| w[i as usize]);
-                let denom: f32 = (0..4).map(|j| coef[j] * coef[j] * wi[j]).sum();
-                if denom <= f32::EPSILON {
-                    continue;
-                }
-                let dl = -value / denom;
-                c.push += dl;
-                for j in 0..4 {
-                    // SAFETY: exclusive per the contract.
-                    unsafe { *x.get(ids[j] as usize) += n * (wi[j] * coef[j] * dl) };
-                }
-                continue;
-            }
-            let tri = self.triangles[c.triangle as usize];
-            let vi = c.vertex as usize;
+            // SAFETY: forwarded contract.
+            c.push += unsafe { self.correct(c, x, w, f32::INFINITY) };
+        }
+    }
+
+    /// Moves every pair of `contacts` that started its substep overlapping (`overlap >
+    /// 0`) apart by at most `max_step` towards its full thickness, in list order: the
+    /// position-only resolution of an existing overlap, run after the velocity update so
+    /// that it adds no velocity (see `Settings::max_depenetration_velocity`).
+    pub fn depenetrate(&self, contacts: &[Contact], x: &mut [Vec3], w: &[f32], max_step: f32) {
+        let x = Shared::new(x);
+        for c in contacts.iter().filter(|c| c.overlap > 0.0) {
+            let full = Contact { distance: c.distance + c.overlap, ..*c };
+            // SAFETY: `x` is borrowed mutably for this loop, which runs on one thread.
+            unsafe { self.correct(&full, x, w, max_step) };
+        }
+    }
+
+    /// Pushes contact `c`'s vertices apart along its normal until its constraint holds,
+    /// by at most `cap` (distance); returns the multiplier applied (mass × distance).
+    ///
+    /// # Safety
+    /// No other thread may touch `x` meanwhile.
+    #[inline]
+    unsafe fn correct(&self, c: &Contact, x: Shared<Vec3>, w: &[f32], cap: f32) -> f32 {
+        if c.edge {
+            let ids = self.edge_vertices(c);
             // SAFETY: exclusive per the contract.
-            let (p, t) = unsafe { (*x.get(vi), tri.map(|i| *x.get(i as usize))) };
-            let Some((n, bary, value)) = self.evaluate(c, p, t) else { continue };
+            let p = ids.map(|i| unsafe { *x.get(i as usize) });
+            let Some((n, s, t, value)) = Self::evaluate_edge(c, p) else { return 0.0 };
             if value >= 0.0 {
-                continue;
+                return 0.0;
             }
-            let wt = [w[tri[0] as usize], w[tri[1] as usize], w[tri[2] as usize]];
-            let denom = w[vi] + bary.x * bary.x * wt[0] + bary.y * bary.y * wt[1] + bary.z * bary.z * wt[2];
+            let coef = [1.0 - s, s, t - 1.0, -t];
+            let wi = ids.map(|i| w[i as usize]);
+            let denom: f32 = (0..4).map(|j| coef[j] * coef[j] * wi[j]).sum();
             if denom <= f32::EPSILON {
-                continue;
+                return 0.0;
             }
-            let dl = -value / denom;
-            c.push += dl;
-            // SAFETY: exclusive per the contract.
-            unsafe {
-                *x.get(vi) += n * (w[vi] * dl);
-                for k in 0..3 {
-                    *x.get(tri[k] as usize) -= n * (wt[k] * bary[k] * dl);
-                }
+            let dl = (-value).min(cap) / denom;
+            for j in 0..4 {
+                // SAFETY: exclusive per the contract.
+                unsafe { *x.get(ids[j] as usize) += n * (wi[j] * coef[j] * dl) };
+            }
+            return dl;
+        }
+        let tri = self.triangles[c.triangle as usize];
+        let vi = c.vertex as usize;
+        // SAFETY: exclusive per the contract.
+        let (p, t) = unsafe { (*x.get(vi), tri.map(|i| *x.get(i as usize))) };
+        let Some((n, bary, value)) = self.evaluate(c, p, t) else { return 0.0 };
+        if value >= 0.0 {
+            return 0.0;
+        }
+        let wt = [w[tri[0] as usize], w[tri[1] as usize], w[tri[2] as usize]];
+        let denom = w[vi] + bary.x * bary.x * wt[0] + bary.y * bary.y * wt[1] + bary.z * bary.z * wt[2];
+        if denom <= f32::EPSILON {
+            return 0.0;
+        }
+        let dl = (-value).min(cap) / denom;
+        // SAFETY: exclusive per the contract.
+        unsafe {
+            *x.get(vi) += n * (w[vi] * dl);
+            for k in 0..3 {
+                *x.get(tri[k] as usize) -= n * (wt[k] * bary[k] * dl);
             }
         }
+        dl
     }
 
     /// Coulomb friction on the substep's relative tangential motion of every contact
@@ -760,6 +814,16 @@ impl Surfaces {
                 x[tri[k] as usize] += dl * (wt[k] * bary[k]);
             }
         }
+    }
+}
+
+/// A contact whose constraint value at the start of the substep, `start`, is negative
+/// started overlapping: the iterations keep it from sinking deeper (its distance drops to
+/// the start's) rather than resolving it, which would turn the overlap into velocity.
+fn hold_start(c: &mut Contact, start: f32) {
+    if start < 0.0 {
+        c.overlap = -start;
+        c.distance += start;
     }
 }
 

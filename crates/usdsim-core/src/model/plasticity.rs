@@ -118,6 +118,21 @@ pub fn flow_hinge(rest: f32, angle: f32, original: f32, params: &Plasticity, lim
     }
 }
 
+/// The cap on each principal stretch of a tet's total plastic deformation when its
+/// material sets none (`usdsim:plasticMaxStrain = 0`): `[1/(1+cap), 1+cap]`, i.e. at most
+/// twice or half as long along any direction. Flow without any cap runs away under a
+/// steady load above the yield (a hanging bar at yield 1.001, rate 1: the rest shape
+/// grew from 1 m to 2400 m in 60 frames, then its needle-thin elements gave NaN), and the
+/// mesh cannot represent it anyway: an element drawn out more than about twice along
+/// one axis (volume-keeping: 2^1.5 ≈ 2.8 times longer than wide) is poor for the solver.
+pub const DISTORTION_CAP: f32 = 1.0;
+
+/// How fast the yield stretch grows with accumulated plastic distortion when no cap is
+/// authored (`y·e^(h·D)`). Without it a bar loaded past its yield crept to the cap, hit
+/// it with a jolt and its rebound flowed back (rest length not monotonic); hardening from
+/// `D = 0` a bent bar kept too little of its bend. Measured in `tests/plasticity.rs`.
+pub const HARDENING: f32 = 1.0;
+
 /// Applies one plastic flow step to `tet`, whose vertices are at `p`. `original_dm` is the
 /// element's rest edge matrix before any flow (for the cap). Returns whether the rest
 /// shape changed.
@@ -126,7 +141,20 @@ pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plastic
     let f = Mat3::from_cols(p[1] - p[0], p[2] - p[0], p[3] - p[0]) * tet.dm_inv;
     let (values, vectors) = symmetric_eigen(f.transpose() * f);
     let stretches = values.max(Vec3::ZERO).to_array().map(f32::sqrt);
-    let yielded = |s: f32| s > params.yield_ratio || s * params.yield_ratio < 1.0;
+    // Without an authored cap, flow hardens: the yield stretch grows with the plastic
+    // stretch already taken, `y·e^(h·D)` (`D` as below, `h` = [`HARDENING`]), so a
+    // steady load stops flowing by itself once the elastic part carries it, and a
+    // rebound does not flow back.
+    let total_stretches = |new_dm: Mat3| {
+        let total = new_dm * original_dm.inverse();
+        let (values, vectors) = symmetric_eigen(total.transpose() * total);
+        (total, values.max(Vec3::ZERO).to_array().map(f32::sqrt), vectors)
+    };
+    let distortion = |m: Mat3| total_stretches(m).1.iter().map(|x| x.ln().abs()).fold(0.0f32, f32::max);
+    let used = if params.max_strain.is_none() { distortion(dm) } else { 0.0 };
+    let yield_ratio =
+        if params.max_strain.is_none() { params.yield_ratio * (HARDENING * used).exp() } else { params.yield_ratio };
+    let yielded = |s: f32| s > yield_ratio || s * yield_ratio < 1.0;
     if !stretches.iter().any(|&s| yielded(s)) || !stretches.iter().all(|s| s.is_finite() && *s > 0.0) {
         return false;
     }
@@ -136,13 +164,14 @@ pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plastic
     // written rest shape equal to the one this run started with.
     let j = plastic[0] * plastic[1] * plastic[2];
     let plastic = plastic.map(|s| s / j.cbrt());
-    let fp = vectors * Mat3::from_diagonal(Vec3::from_array(plastic)) * vectors.transpose();
-    let mut new_dm = fp * dm;
+    let fp_to = |t: f32| {
+        let step = plastic.map(|s| s.powf(t));
+        vectors * Mat3::from_diagonal(Vec3::from_array(step)) * vectors.transpose() * dm
+    };
+    let mut new_dm = fp_to(1.0);
     if let Some(cap) = params.max_strain {
         // Clamp the total plastic stretch against the original rest shape.
-        let total = new_dm * original_dm.inverse();
-        let (values, vectors) = symmetric_eigen(total.transpose() * total);
-        let s = values.max(Vec3::ZERO).to_array().map(f32::sqrt);
+        let (total, s, vectors) = total_stretches(new_dm);
         let clamped = s.map(|x| x.clamp(1.0 / (1.0 + cap), 1.0 + cap));
         if clamped != s {
             // Polar decomposition of `total` = R·U; keep R, clamp U's stretches.
@@ -150,6 +179,37 @@ pub fn flow_tet(tet: &mut Tet, p: [Vec3; 4], original_dm: Mat3, params: &Plastic
             let r = total * u_inv;
             let u = vectors * Mat3::from_diagonal(Vec3::from_array(clamped)) * vectors.transpose();
             new_dm = r * u * original_dm;
+        }
+    } else {
+        // No cap authored: the distortion cap, approached smoothly. The step is
+        // shortened (a fraction `t` of its log-stretches, which keeps volume) by the
+        // share of the cap already used, `t = 1 − D/D_max` with `D` the largest
+        // |log| principal stretch of the total plastic deformation (a hardening that
+        // stops the flow at the cap): a bar flowing freely up to a hard cap stopped
+        // with a jolt, and the rebound's compression flowed back. Clamping each
+        // stretch, as the authored cap does, would shrink the volume instead.
+        let d_max = (1.0 + DISTORTION_CAP).ln();
+        if used.is_nan() || used >= d_max {
+            return false;
+        }
+        let t = 1.0 - used / d_max;
+        new_dm = fp_to(t);
+        // The step itself must not overshoot the cap either.
+        let reached = distortion(new_dm);
+        if reached.is_nan() || reached > d_max {
+            let (mut lo, mut hi) = (0.0f32, t);
+            for _ in 0..12 {
+                let mid = 0.5 * (lo + hi);
+                if distortion(fp_to(mid)) <= d_max {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo == 0.0 {
+                return false;
+            }
+            new_dm = fp_to(lo);
         }
     }
     let ratio = new_dm.determinant() / dm.determinant();

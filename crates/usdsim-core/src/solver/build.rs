@@ -4,6 +4,7 @@
 use super::check::validate;
 use super::step::is_soft;
 use super::*;
+use std::collections::BTreeMap;
 
 impl Solver {
     /// Builds the solver: validates the scene, computes masses and rest data, colours the
@@ -214,6 +215,16 @@ impl Solver {
             ));
             settings.substeps = raised;
         }
+        let mut spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
+        springs::fit_substeps(
+            &mut spring_set.force_bodies,
+            &mut settings,
+            &scene.bodies,
+            &ranges,
+            &m,
+            &w,
+            &mut warnings,
+        );
         let vertex_count = x.len();
         let dt = settings.frame_dt / settings.substeps as f32;
         let (mut soft_hinges, mut stiff_hinges) = (Vec::new(), Vec::new());
@@ -232,7 +243,6 @@ impl Solver {
             set.push(h);
         }
         let tets = Coloured::new(tets, vertex_count);
-        let spring_set = springs::build(&scene.bodies, &ranges, settings.integrator);
         let mut force_integrated = vec![false; scene.bodies.len()];
         for fb in &spring_set.force_bodies {
             force_integrated[fb.body] = true;
@@ -287,8 +297,62 @@ impl Solver {
             warnings,
             tet_frequency,
         };
-        solver.check_spring_stability();
+        solver.warn_initial_overlaps();
         Ok(solver)
+    }
+
+    /// Warns about every pair of prims whose authored surfaces interpenetrate (closer
+    /// than their thicknesses, not merely inside the contact offset): the solver pushes
+    /// them apart at the max depenetration velocity, which the user should know changes
+    /// the authored state. Finds the contacts at the initial positions as a substep would.
+    fn warn_initial_overlaps(&mut self) {
+        let offset = self.settings.contact_offset;
+        let (filter, vertex_body) = (&self.filter, &self.surfaces.vertex_body);
+        let bodies = &self.bodies;
+        let keep = |v: u32, c: usize| {
+            let b = vertex_body[v as usize] as usize;
+            filter.vertex_collider(b, v - bodies[b].start as u32, c)
+        };
+        collider::detect(&self.colliders, &self.x, &self.x, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        self.surfaces.detect(&self.x, &self.x, &self.w, &self.filter, &mut self.deformable_contacts);
+        // (prim, prim) → deepest interpenetration, in name order for a stable message.
+        let mut pairs: BTreeMap<(String, String), f32> = BTreeMap::new();
+        let names = |b: usize| self.input.bodies[b].name.clone();
+        // Geometric interpenetration: deeper than the offsets the contact adds.
+        let tolerance = |d: f32| 1e-5 * (1.0 + d.abs());
+        for vc in &self.contacts {
+            let b = self.surfaces.vertex_body[vc.vertex as usize] as usize;
+            for k in 0..vc.count as usize {
+                let depth = vc.overlap[k] - offset;
+                if depth > tolerance(vc.offset[k]) {
+                    let key = (names(b), self.input.colliders[vc.collider[k] as usize].name.clone());
+                    let e = pairs.entry(key).or_insert(0.0);
+                    *e = e.max(depth);
+                }
+            }
+        }
+        for c in &self.deformable_contacts {
+            let depth = c.overlap - 2.0 * offset;
+            if depth > tolerance(c.distance) {
+                let [a, b] = self.surfaces.bodies_of(c);
+                let key = if names(a) <= names(b) { (names(a), names(b)) } else { (names(b), names(a)) };
+                let e = pairs.entry(key).or_insert(0.0);
+                *e = e.max(depth);
+            }
+        }
+        self.contacts.clear();
+        self.deformable_contacts.clear();
+        const LISTED: usize = 4;
+        for ((a, b), depth) in pairs.iter().take(LISTED) {
+            self.warnings.push(format!(
+                "{a} and {b} are authored interpenetrating (by up to {depth:.4} stage units); they are pushed apart \
+                 at no more than the max depenetration velocity, {} stage units/s, without gaining speed",
+                self.settings.max_depenetration_velocity
+            ));
+        }
+        if pairs.len() > LISTED {
+            self.warnings.push(format!("{} more pairs of prims are authored interpenetrating", pairs.len() - LISTED));
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 //! precision); contacts and attachments then correct positions as for every other body,
 //! and the velocity takes the correction over the integrator's own prediction.
 
-use super::Solver;
+use super::{Settings, Solver, MAX_SUBSTEPS};
 use crate::constraint::spring::SpringLink;
 use crate::model::spring_mass::{self, SpringSystem};
 use crate::scene::Plasticity;
@@ -143,19 +143,14 @@ impl ForceBody {
         }
     }
 
-    /// The largest substep `integrator` is stable at for this body's stiffest link
-    /// (explicit Euler: `kd/ks`, which is zero without damping), given masses `mass`
-    /// and inverse masses `w` (zero: fixed).
-    fn stable_step(&mut self, integrator: spring_mass::ForceIntegrator, mass: &[f32], w: &[f32]) -> f64 {
+    /// The largest substep `integrator` is stable at for this body
+    /// ([`SpringSystem::stable_step`]; `None` for explicit Euler without damping), given
+    /// masses `mass` and inverse masses `w` (zero: fixed).
+    fn stable_step(&mut self, integrator: spring_mass::ForceIntegrator, mass: &[f32], w: &[f32]) -> Option<f64> {
         for (k, (m, &wi)) in self.system.mass.iter_mut().zip(mass.iter().zip(w)) {
             *k = if wi > 0.0 { *m as f64 } else { 0.0 };
         }
-        match integrator {
-            spring_mass::ForceIntegrator::ExplicitEuler => {
-                self.system.links.iter().map(|l| l.damping / l.stiffness).fold(f64::INFINITY, f64::min)
-            }
-            _ => self.system.stable_step(integrator).unwrap_or(0.0),
-        }
+        self.system.stable_step(integrator)
     }
 }
 
@@ -188,38 +183,80 @@ pub(super) fn build(bodies: &[Body], ranges: &[std::ops::Range<usize>], integrat
     built
 }
 
-impl Solver {
-    /// Warnings for force-integrated bodies whose substep exceeds the stable step of
-    /// their stiffest link.
-    pub(super) fn check_spring_stability(&mut self) {
-        let Some(integrator) = self.settings.integrator.force_based() else { return };
-        let dt = (self.settings.frame_dt / self.settings.substeps as f32) as f64;
-        for k in 0..self.force_bodies.len() {
-            let b = self.force_bodies[k].body;
-            let range = self.bodies[b].clone();
-            let limit = self.force_bodies[k].stable_step(integrator, &self.mass[range.clone()], &self.w[range]);
-            if dt > limit {
-                let name = &self.input.bodies[b].name;
-                let what = match integrator {
-                    spring_mass::ForceIntegrator::ExplicitEuler => "explicit Euler (stable below kd/ks)",
-                    spring_mass::ForceIntegrator::SymplecticEuler => "symplectic Euler (stable for ω·dt < 2)",
-                    spring_mass::ForceIntegrator::Rk4 => "RK4 (stable for ω·dt < 2√2)",
-                };
-                let advice = if limit > 0.0 {
-                    let substeps = (self.settings.frame_dt as f64 / limit).ceil();
-                    format!("use at least --substeps {substeps}, or the xpbd integrator")
-                } else {
-                    "add spring damping or use the xpbd integrator".to_string()
-                };
-                self.warnings.push(format!(
-                    "{name}: the substep of {:.3} ms exceeds the stable step of its stiffest spring for {what}, {:.3} ms; {advice}",
+/// Fits the substeps to the force-integrated bodies' stable step. With
+/// `settings.spring_step_fraction` set, substeps are raised (up to [`MAX_SUBSTEPS`]) until
+/// the substep is at most that fraction of every body's stable step, with a warning
+/// saying so, as for stiff tetrahedra; without it (the user chose the substeps) they are
+/// kept, with a warning for each body they are too few for. `mass` and `w` are the global
+/// masses and inverse masses (zero: fixed), `ranges` the bodies' vertex ranges.
+pub(super) fn fit_substeps(
+    force_bodies: &mut [ForceBody],
+    settings: &mut Settings,
+    bodies: &[Body],
+    ranges: &[std::ops::Range<usize>],
+    mass: &[f32],
+    w: &[f32],
+    warnings: &mut Vec<String>,
+) {
+    let Some(integrator) = settings.integrator.force_based() else { return };
+    let what = match integrator {
+        spring_mass::ForceIntegrator::ExplicitEuler => "explicit Euler (stable below kd/ks)",
+        spring_mass::ForceIntegrator::SymplecticEuler => "symplectic Euler (stable for ω·dt < 2)",
+        spring_mass::ForceIntegrator::Rk4 => "RK4 (stable for ω·dt < 2√2)",
+    };
+    let limits: Vec<Option<f64>> = force_bodies
+        .iter_mut()
+        .map(|fb| {
+            let range = ranges[fb.body].clone();
+            fb.stable_step(integrator, &mass[range.clone()], &w[range])
+        })
+        .collect();
+    if let Some(fraction) = settings.spring_step_fraction {
+        // The stiffest body sets the step; one without any stable step cannot be helped.
+        let stiffest = (0..limits.len()).filter_map(|k| limits[k].map(|l| (l, k))).min_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((limit, k)) = stiffest {
+            let needed = (settings.frame_dt as f64 / (fraction as f64 * limit)).ceil();
+            if needed > settings.substeps as f64 {
+                let raised = needed.min(MAX_SUBSTEPS as f64) as u32;
+                warnings.push(format!(
+                    "{}: its stiffest spring's stable step for {what} is {:.3} ms, so it needs {needed} substeps per \
+                     frame; running with {raised} instead of {}{}",
+                    bodies[force_bodies[k].body].name,
+                    limit * 1e3,
+                    settings.substeps,
+                    if raised < needed as u32 {
+                        " — still unstable: soften the springs or use the xpbd integrator"
+                    } else {
+                        ""
+                    }
+                ));
+                settings.substeps = raised;
+            }
+        }
+    }
+    let dt = (settings.frame_dt / settings.substeps as f32) as f64;
+    for (fb, limit) in force_bodies.iter().zip(&limits) {
+        let name = &bodies[fb.body].name;
+        match limit {
+            Some(limit) if dt > *limit => {
+                let substeps = (settings.frame_dt as f64 / limit).ceil();
+                warnings.push(format!(
+                    "{name}: the substep of {:.3} ms exceeds the stable step of its stiffest spring for {what}, {:.3} ms; \
+                     use at least --substeps {substeps}, or the xpbd integrator",
                     dt * 1e3,
                     limit * 1e3
                 ));
             }
+            Some(_) => {}
+            None => warnings.push(format!(
+                "{name}: no substep is stable for {what} without spring damping; add spring damping \
+                 (--spring-damping) or use the xpbd integrator"
+            )),
         }
     }
+}
 
+impl Solver {
     /// Advances the force-integrated bodies over the substep's prediction: forces,
     /// gravity and the chosen integrator instead of `x += v·dt`.
     pub(super) fn predict_force_bodies(&mut self, dt: f32) {

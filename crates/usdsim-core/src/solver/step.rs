@@ -35,7 +35,17 @@ impl Solver {
         self.finish_rigid_bodies(step.dt);
         self.apply_friction();
         self.update_velocities(step.dt);
+        self.depenetrate(step.dt);
         self.rest_state_changes();
+    }
+
+    /// Overlaps that existed at the start of the substep move apart by at most
+    /// `max_depenetration_velocity · dt`, after the velocity update: positions only, so
+    /// an authored interpenetration is resolved without a pop.
+    fn depenetrate(&mut self, dt: f32) {
+        let max_step = self.settings.max_depenetration_velocity * dt;
+        collider::depenetrate(&self.contacts, Shared::new(&mut self.x), max_step);
+        self.surfaces.depenetrate(&self.deformable_contacts, &mut self.x, &self.w, max_step);
     }
 
     /// Gravity and inertia predict every free vertex (XPBD's explicit step), force-based

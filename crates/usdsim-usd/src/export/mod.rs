@@ -352,6 +352,80 @@ impl Bake {
         }
     }
 
+    /// The first value recorded for frame `frame` that is not finite, if any: every
+    /// body's `points` and `velocities`, its rest shape and bend angles (plastic
+    /// bodies), every embedded mesh's points, velocities and normals, and every rigid
+    /// body's pose, in that order. A run stops at such a frame rather than write it.
+    pub fn first_non_finite(&self, frame: u32) -> Option<NonFinite> {
+        let f = frame as usize;
+        let found = |prim: &str, attribute: &'static str| Some(NonFinite { prim: prim.to_string(), attribute, frame });
+        let bad = |v: &[gf::Vec3f]| !v.iter().all(|p| p.x.is_finite() && p.y.is_finite() && p.z.is_finite());
+        let track_bad = |track: &Track| -> Option<&'static str> {
+            let fr = track.frames.get(f)?.as_ref()?;
+            if bad(&fr.points) {
+                Some("points")
+            } else if bad(&fr.velocities) {
+                Some("velocities")
+            } else if fr.normals.as_deref().is_some_and(bad) {
+                Some("normals")
+            } else {
+                None
+            }
+        };
+        for (track, extras) in self.tracks.iter().zip(&self.extras) {
+            if let Some(attribute) = track_bad(track) {
+                return found(&track.prim_path, attribute);
+            }
+            if let Some(Some(rest)) = extras.rest.get(f) {
+                if bad(&rest.points) {
+                    return found(&track.prim_path, "restShapePoints");
+                }
+                if !rest.bend.iter().all(|(_, angle)| angle.is_finite()) {
+                    return found(&track.prim_path, "restBendAngles");
+                }
+            }
+        }
+        for e in &self.embedded {
+            if let Some(attribute) = track_bad(&e.track) {
+                return found(&e.track.prim_path, attribute);
+            }
+        }
+        for track in &self.rigid {
+            if let Some(Some((t, q))) = track.frames.get(f) {
+                if !t.is_finite() {
+                    return found(&track.prim.prim_path, "xformOp:translate");
+                }
+                if !q.is_finite() {
+                    return found(&track.prim.prim_path, "xformOp:orient");
+                }
+            }
+        }
+        None
+    }
+
+    /// Ends the bake before frame `frame`: what was recorded for it and later is
+    /// dropped and the output's `endTimeCode` becomes frame `frame − 1`, so a run that
+    /// diverged still writes every frame it got right.
+    ///
+    /// # Panics
+    ///
+    /// If `frame` is 0 (the initial state is always kept) or beyond the bake's frames.
+    pub fn end_before(&mut self, frame: u32) {
+        assert!(frame > 0 && frame <= self.frames, "frame {frame} outside 1..={}", self.frames);
+        let keep = frame as usize;
+        for track in self.tracks.iter_mut().chain(self.embedded.iter_mut().map(|e| &mut e.track)) {
+            track.frames.truncate(keep);
+        }
+        for extras in &mut self.extras {
+            extras.topology.truncate(keep);
+            extras.rest.truncate(keep);
+        }
+        for track in &mut self.rigid {
+            track.frames.truncate(keep);
+        }
+        self.frames = frame - 1;
+    }
+
     /// Checks, before any simulating, that [`Bake::write`] can write `output`: a file
     /// name (not a folder) ending in `.usda`, `.usdc` or `.usd`, in an existing directory,
     /// neither the input itself nor any file the input loads ([`StageInfo::layers`]), and
@@ -487,6 +561,24 @@ fn with_causes(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// A recorded value that is not finite: where a run diverged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonFinite {
+    /// The prim it belongs to.
+    pub prim: String,
+    /// The attribute that would hold it (`points`, `velocities`, `normals`,
+    /// `restShapePoints`, `restBendAngles`, `xformOp:translate`, `xformOp:orient`).
+    pub attribute: &'static str,
+    /// The frame.
+    pub frame: u32,
+}
+
+impl std::fmt::Display for NonFinite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} is not finite at frame {}", self.prim, self.attribute, self.frame)
+    }
 }
 
 /// Axis-aligned bounds `[min, max]` of local points (zero box when empty), as USD's
