@@ -63,6 +63,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         substeps: args.substeps.unwrap_or(DEFAULT_SUBSTEPS),
         // Substeps the user chose are kept for force integrators (with a warning).
         spring_step_fraction: if args.substeps.is_some() { None } else { Settings::default().spring_step_fraction },
+        keep_tet_substeps: args.substeps.is_some(),
         iterations: args.iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,

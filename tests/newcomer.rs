@@ -315,3 +315,17 @@ fn messages_use_one_form_and_plurals() {
         assert!(line.starts_with("warning[") && line.contains("]: "), "warning[CODE]: file: ...: {line}");
     }
 }
+
+#[test]
+fn explicit_substeps_are_kept_with_a_warning() {
+    let dir = temp_dir();
+    // The tiny tet needs 15 substeps by its stability bound.
+    let input = copy_scene("rigid_box_fall.usda", dir.path());
+    let raised = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json")]));
+    assert_eq!(raised["substeps"], 15, "without --substeps they are raised to the bound");
+    let kept = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json"), os("--substeps"), os("12")]));
+    assert_eq!(kept["substeps"], 12, "--substeps 12 is honoured");
+    let warning = kept["warnings"].as_array().unwrap().iter().find(|w| w["code"] == "SV001");
+    let warning = warning.unwrap_or_else(|| panic!("no stability warning: {}", kept["warnings"]));
+    assert!(warning["message"].as_str().unwrap().contains("running with the 12 given"), "{warning}");
+}

@@ -199,7 +199,13 @@ impl Solver {
         }
         let mut warnings = Vec::new();
         let needed = (settings.frame_dt * tet_frequency.0 / settings.stability_limit).ceil();
-        if needed > settings.substeps as f32 {
+        if needed > settings.substeps as f32 && settings.keep_tet_substeps {
+            warnings.push(format!(
+                "{}: its stiffest tetrahedron needs at least {needed} substeps per frame to stay stable (rest \
+                 frequency {:.0} rad/s); running with the {} given, which may diverge",
+                scene.bodies[tet_frequency.1].name, tet_frequency.0, settings.substeps,
+            ));
+        } else if needed > settings.substeps as f32 {
             let raised = needed.min(MAX_SUBSTEPS as f32) as u32;
             warnings.push(format!(
                 "{}: its stiffest tetrahedron needs at least {needed} substeps per frame to stay stable (rest \

@@ -80,6 +80,10 @@ pub struct Settings {
     /// substeps are raised to meet it, with a warning. `None` keeps `substeps` as given
     /// (the CLI's explicit `--substeps`) and only warns when they are too few.
     pub spring_step_fraction: Option<f32>,
+    /// Keep `substeps` even where the stiffest tetrahedron's stability bound asks for
+    /// more (the CLI's explicit `--substeps`), warning instead of raising them: a user
+    /// who chose the substeps gets what they asked for and is told the risk.
+    pub keep_tet_substeps: bool,
 }
 
 impl Default for Settings {
@@ -96,6 +100,7 @@ impl Default for Settings {
             stability_limit: STABLE_OMEGA_DT,
             max_depenetration_velocity: DEFAULT_MAX_DEPENETRATION_VELOCITY,
             spring_step_fraction: Some(SPRING_STEP_FRACTION),
+            keep_tet_substeps: false,
         }
     }
 }
