@@ -7,10 +7,15 @@ mod common;
 use common::{centroid, composed_points, copy_scene, open_stage, temp_dir, usdsim};
 use std::path::{Path, PathBuf};
 
-/// PhysX's deformable benchmark asset (`../shared/corpus`), or its first `envs` envs.
-fn envs_asset(dir: &Path, envs: Option<usize>) -> PathBuf {
+/// PhysX's deformable benchmark asset (`../shared/corpus`), or its first `envs` envs;
+/// `None`, with a note, where the corpus is not beside the checkout (as the other corpus
+/// tests do).
+fn envs_asset(dir: &Path, envs: Option<usize>) -> Option<PathBuf> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/physx-ovphysx/deformables_envs_128.usda");
-    let text = std::fs::read_to_string(&source).expect("the corpus asset deformables_envs_128.usda");
+    let Ok(text) = std::fs::read_to_string(&source) else {
+        eprintln!("note: {} not found; the envs fall test is skipped", source.display());
+        return None;
+    };
     let text = match envs {
         // The envs are one class referenced 128 times, 4 m apart, with no ground: they
         // never touch each other, so a prefix of them behaves as the whole asset does.
@@ -23,7 +28,7 @@ fn envs_asset(dir: &Path, envs: Option<usize>) -> PathBuf {
     };
     let path = dir.join("envs.usda");
     std::fs::write(&path, text).unwrap();
-    path
+    Some(path)
 }
 
 /// Runs the envs asset for 24 frames (1 s) and checks every body's fall (vertex
@@ -32,7 +37,9 @@ fn envs_asset(dir: &Path, envs: Option<usize>) -> PathBuf {
 /// below, kicked them apart: volumes fell 5.154 m, cloths 4.692 m (5 % off).
 fn envs_fall_freely(envs: Option<usize>, bodies: usize) {
     let dir = temp_dir();
-    let input = envs_asset(dir.path(), envs);
+    let Some(input) = envs_asset(dir.path(), envs) else {
+        return;
+    };
     let output = dir.path().join("envs.sim.usda");
     let run = usdsim([input.as_os_str(), "-o".as_ref(), output.as_os_str(), "--frames".as_ref(), "24".as_ref()]);
     run.assert_success();
