@@ -169,11 +169,14 @@ mod tests {
 
     #[test]
     fn closed_sphere_is_one_inside_zero_outside() {
+        // Exact to rounding; the tree within the dipoles' couple of percent.
         let tree = WindingTree::new(&uv_sphere(1.0, 24, 12));
-        assert!((tree.winding_number(DVec3::ZERO) - 1.0).abs() < 1e-6);
-        assert!((tree.winding_number(DVec3::new(0.3, -0.2, 0.5)) - 1.0).abs() < 1e-3);
-        assert!(tree.winding_number(DVec3::new(2.0, 0.1, 0.0)).abs() < 1e-3);
-        assert!(tree.winding_number(DVec3::new(0.0, 30.0, 5.0)).abs() < 1e-3);
+        assert!((tree.winding_number_exact(DVec3::ZERO) - 1.0).abs() < 1e-9);
+        assert!((tree.winding_number_exact(DVec3::new(2.0, 0.1, 0.0))).abs() < 1e-9);
+        assert!((tree.winding_number(DVec3::ZERO) - 1.0).abs() < 0.02);
+        assert!((tree.winding_number(DVec3::new(0.3, -0.2, 0.5)) - 1.0).abs() < 0.02);
+        assert!(tree.winding_number(DVec3::new(2.0, 0.1, 0.0)).abs() < 0.02);
+        assert!(tree.winding_number(DVec3::new(0.0, 30.0, 5.0)).abs() < 0.02);
     }
 
     #[test]
@@ -183,7 +186,8 @@ mod tests {
         let upper: Vec<[DVec3; 3]> =
             uv_sphere(1.0, 24, 12).into_iter().filter(|t| t.iter().all(|p| p.z >= -1e-9)).collect();
         let tree = WindingTree::new(&upper);
-        assert!((tree.winding_number(DVec3::ZERO) - 0.5).abs() < 1e-3);
+        assert!((tree.winding_number_exact(DVec3::ZERO) - 0.5).abs() < 1e-9);
+        assert!((tree.winding_number(DVec3::ZERO) - 0.5).abs() < 0.02);
         assert!(tree.winding_number(DVec3::new(0.0, 0.0, 0.6)) > 0.5);
         assert!(tree.winding_number(DVec3::new(0.0, 0.0, 1.5)) < 0.5);
     }
