@@ -301,3 +301,67 @@ fn physics_dialect_spells_the_aousd_schema() {
     let validate = usdsim(["validate", s(&out)]);
     assert_eq!(validate.code, Some(0), "{}", validate.stdout);
 }
+
+#[test]
+fn flat_quad_mesh_prepared_as_cloth_drapes_over_a_sphere() {
+    let dir = temp_dir();
+    // A 1.2 m square of 16 x 16 quads at z = 1, over a radius 0.4 ball on the ground.
+    let n = 16;
+    let mut points = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            points.push(format!("({}, {}, 1)", -0.6 + 1.2 * i as f64 / n as f64, -0.6 + 1.2 * j as f64 / n as f64));
+        }
+    }
+    let mut indices = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let v = |a: usize, b: usize| (a + b * (n + 1)).to_string();
+            indices.extend([v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1)]);
+        }
+    }
+    let input = dir.path().join("cloth.usda");
+    std::fs::write(
+        &input,
+        format!(
+            "#usda 1.0\n(\n    metersPerUnit = 1\n    upAxis = \"Z\"\n    defaultPrim = \"World\"\n)\n\ndef Xform \"World\"\n{{\n    \
+             def Mesh \"Cloth\"\n    {{\n        int[] faceVertexCounts = [{}]\n        int[] faceVertexIndices = [{}]\n        \
+             point3f[] points = [{}]\n    }}\n\n    def Sphere \"Ball\" (\n        prepend apiSchemas = [\"PhysicsCollisionAPI\"]\n    )\n    {{\n        \
+             double radius = 0.4\n        double3 xformOp:translate = (0, 0, 0.4)\n        uniform token[] xformOpOrder = [\"xformOp:translate\"]\n    }}\n\n    \
+             def Plane \"Ground\" (\n        prepend apiSchemas = [\"PhysicsCollisionAPI\"]\n    )\n    {{\n        uniform token axis = \"Z\"\n    }}\n}}\n",
+            vec!["4"; n * n].join(", "),
+            indices.join(", "),
+            points.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("cloth_body.usda");
+    let run = prepare(&[
+        s(&input),
+        "--prim",
+        "/World/Cloth",
+        "--surface",
+        "--density",
+        "200",
+        "--youngs",
+        "5e5",
+        "-o",
+        s(&out),
+    ]);
+    run.assert_success();
+    assert!(run.stderr.contains("512 triangles"), "{}", run.stderr);
+    let validate = usdsim(["validate", s(&out)]);
+    assert_eq!(validate.code, Some(0), "{}", validate.stdout);
+    let bake = dir.path().join("cloth.sim.usda");
+    usdsim([s(&out), "-f", "36", "-q", "-o", s(&bake)]).assert_success();
+    let stage = open_stage(&bake);
+    let last = composed_points(&stage, "/World/Cloth", "points", 36.0);
+    let centre = Vec3::new(0.0, 0.0, 0.4);
+    let top = last.iter().map(|p| p.z).fold(f32::NEG_INFINITY, f32::max);
+    let lowest_corner =
+        [0, n, n * (n + 1), (n + 1) * (n + 1) - 1].iter().map(|&k| last[k].z).fold(f32::INFINITY, f32::min);
+    let deepest = last.iter().map(|p| p.distance(centre)).fold(f32::INFINITY, f32::min);
+    assert!((top - 0.8).abs() < 0.05, "the cloth rests on the ball's top (0.8): highest point {top}");
+    assert!(lowest_corner < 0.55, "the corners hang down: lowest corner {lowest_corner}");
+    assert!(deepest > 0.4 - 0.01, "a vertex went into the ball: {deepest} from its centre");
+}

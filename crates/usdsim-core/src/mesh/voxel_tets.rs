@@ -430,4 +430,23 @@ pub(crate) mod tests {
         let nan = [[DVec3::ZERO, DVec3::X, DVec3::splat(f64::NAN)]];
         assert_eq!(voxel_tets(&nan, VoxelSize::Cell(0.1), 100).unwrap_err(), VoxelError::NonFinite { triangle: 0 });
     }
+
+    /// The figure in docs/performance.md: about 100k triangles at resolution 64. Run
+    /// by hand (`cargo test --ignore-rust-version -p usdsim-core --lib -- --ignored
+    /// voxelise_100k --nocapture`); ignored in the suite because it is a timing.
+    #[test]
+    #[ignore]
+    fn voxelise_100k_triangles_timing() {
+        let sphere = uv_sphere(1.0, 224, 224);
+        let started = std::time::Instant::now();
+        let mesh = voxel_tets(&sphere, VoxelSize::Resolution(64), 2_000_000).unwrap();
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "voxelised {} triangles at resolution 64: {} cells kept, {} tets, in {seconds:.3} s ({} threads)",
+            sphere.len(),
+            mesh.kept_cells,
+            mesh.tets.len(),
+            rayon::current_num_threads()
+        );
+    }
 }

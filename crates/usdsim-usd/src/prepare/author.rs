@@ -233,7 +233,15 @@ fn author_material(
             let path = prim.append_path(MATERIAL_NAME)?;
             let mut spec = sdf::PrimSpecMut::new(edit.data_mut(), path.clone(), sdf::Specifier::Def, "Material")?;
             let _ = spec.add_applied_schema(base_material_api(d));
-            let _ = spec.add_applied_schema(material_api_for(d, surface));
+            // OmniPhysics' surface material API is applied "in addition to"
+            // DeformableMaterialAPI, which holds Young's modulus and density (the seed);
+            // the AOUSD surface API stands alone.
+            if !surface || d == Dialect::Omni {
+                let _ = spec.add_applied_schema(material_api_for(d, false));
+            }
+            if surface {
+                let _ = spec.add_applied_schema(material_api_for(d, true));
+            }
             let units = source.units;
             let mut values: Vec<(&MaterialAttribute, f64)> = vec![
                 (&YOUNGS_MODULUS, units.pressure_from_si(m.youngs_pa)),
