@@ -74,11 +74,11 @@ pub struct PrepareArgs {
     pub surface: bool,
 
     /// Volume: cells along the longest side of the meshes' bounds.
-    #[arg(long, value_name = "N", conflicts_with = "cell", value_parser = clap::value_parser!(u32).range(1..=2000))]
+    #[arg(long, value_name = "N", conflicts_with_all = ["cell", "surface"], value_parser = clap::value_parser!(u32).range(1..=2000))]
     pub resolution: Option<u32>,
 
     /// Volume: the cell edge length, in stage units (instead of --resolution).
-    #[arg(long, value_name = "SIZE", value_parser = positive)]
+    #[arg(long, value_name = "SIZE", conflicts_with = "surface", value_parser = positive)]
     pub cell: Option<f64>,
 
     /// Volume: refuse grids with more cells than this.

@@ -255,6 +255,8 @@ fn bad_inputs_fail_with_clear_errors() {
         assert_eq!(run.code, Some(2), "{extra:?}: {}", run.stderr);
     }
     assert_eq!(prepare(&[s(&tri), "--prim", "/M", "-o", s(&out)]).code, Some(2));
+    let grid_for_cloth = prepare(&[s(&tri), "--prim", "/M", "--surface", "--resolution", "4", "-o", s(&out)]);
+    assert_eq!(grid_for_cloth.code, Some(2), "a surface body has no grid: {}", grid_for_cloth.stderr);
 
     // A prim that already is a body: refused, unless --force.
     let body = dir.path().join("body.usda");

@@ -156,6 +156,19 @@ pub(crate) fn names_checked_by(check: Check) -> impl Iterator<Item = &'static st
 mod tests {
     use super::*;
 
+    /// What `usdsim prepare` applies to a new material, per dialect and kind.
+    #[test]
+    fn tool_material_apis_and_spellings() {
+        assert_eq!(material_api_for(Dialect::Omni, false), "OmniPhysicsDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Omni, true), "OmniPhysicsSurfaceDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Aousd, false), "PhysicsVolumeDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Aousd, true), "PhysicsSurfaceDeformableMaterialAPI");
+        assert_eq!(base_material_api(Dialect::Aousd), "PhysicsMaterialAPI");
+        assert_eq!(THICKNESS.spelling(Dialect::Aousd), "physics:thickness");
+        assert_eq!(DENSITY.spelling(Dialect::Omni), "omniphysics:density");
+        assert_eq!(ELASTICITY_DAMPING.spelling(Dialect::Aousd), "physxDeformableMaterial:elasticityDamping");
+    }
+
     /// The OmniPhysics spellings are the schema's (so the typo rule, which lists every
     /// `omniphysics:` attribute, knows them).
     #[test]

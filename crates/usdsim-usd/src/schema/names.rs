@@ -160,3 +160,18 @@ pub(crate) const OMNI_ATTRIBUTES: [&str; 49] = [
 
 /// Leaf names of a deformable pose instance's attributes.
 pub(crate) const POSE_LEAVES: [&str; 2] = ["points", "purposes"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The APIs `usdsim prepare` applies come from the tables, in either dialect.
+    #[test]
+    fn tool_apis_per_dialect() {
+        assert_eq!(body_api(Dialect::Omni), "OmniPhysicsDeformableBodyAPI");
+        assert_eq!(body_api(Dialect::Aousd), "PhysicsDeformableBodyAPI");
+        assert_eq!(sim_api_name(SimKind::Volume, Dialect::Omni), "OmniPhysicsVolumeDeformableSimAPI");
+        assert_eq!(sim_api_name(SimKind::Surface, Dialect::Aousd), "PhysicsSurfaceDeformableSimAPI");
+        assert!(OMNI_API_SCHEMAS.contains(&sim_api_name(SimKind::Surface, Dialect::Omni)));
+    }
+}
