@@ -54,7 +54,7 @@ pub enum ColorArg {
 
 /// The subcommand names, for "did you mean" on a mistyped one (which clap would
 /// otherwise read as the input file of the implicit `run`).
-pub const SUBCOMMANDS: [&str; 3] = ["run", "validate", "inspect"];
+pub const SUBCOMMANDS: [&str; 5] = ["run", "validate", "inspect", "preview", "prepare"];
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -67,6 +67,133 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Draw a PNG contact sheet of a bake: a few frames side by side, no USD viewer needed.
     Preview(PreviewArgs),
+    /// Turn render meshes into a deformable body: a new layer over the input with the schema applied.
+    Prepare(PrepareArgs),
+}
+
+/// Arguments of `usdsim prepare`.
+#[derive(Debug, Args, Clone)]
+#[command(group(clap::ArgGroup::new("kind").required(true).args(["volume", "surface"])))]
+pub struct PrepareArgs {
+    /// The stage holding the render meshes (.usda, .usdc or .usdz). Never modified.
+    #[arg(required = true)]
+    pub input: PathBuf,
+
+    /// The prim that becomes the body; every Mesh at or below it is used.
+    #[arg(long, value_name = "PATH")]
+    pub prim: String,
+
+    /// A volume body: a voxel TetMesh enclosing the meshes (generalised winding numbers).
+    #[arg(long)]
+    pub volume: bool,
+
+    /// A surface body (cloth, shell): the one render mesh, triangulated, is simulated.
+    #[arg(long)]
+    pub surface: bool,
+
+    /// Volume: cells along the longest side of the meshes' bounds.
+    #[arg(long, value_name = "N", conflicts_with_all = ["cell", "surface"], value_parser = clap::value_parser!(u32).range(1..=2000))]
+    pub resolution: Option<u32>,
+
+    /// Volume: the cell edge length, in stage units (instead of --resolution).
+    #[arg(long, value_name = "SIZE", conflicts_with = "surface", value_parser = positive)]
+    pub cell: Option<f64>,
+
+    /// Volume: refuse grids with more cells than this.
+    #[arg(long, value_name = "CELLS", default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cells: u64,
+
+    /// Young's modulus of the new material, Pa (converted to stage units).
+    #[arg(long, value_name = "PA", default_value_t = 1e6, value_parser = positive, help_heading = "Material")]
+    pub youngs: f64,
+
+    /// Poisson's ratio of the new material, in [0, 0.5).
+    #[arg(long, value_name = "NU", default_value_t = 0.3, value_parser = poisson, help_heading = "Material")]
+    pub poisson: f64,
+
+    /// Density of the new material, kg/m³ (converted to stage units).
+    #[arg(long, value_name = "KG_M3", default_value_t = 1000.0, value_parser = positive, help_heading = "Material")]
+    pub density: f64,
+
+    /// Static and dynamic friction of the new material.
+    #[arg(long, value_name = "MU", default_value_t = 0.5, value_parser = non_negative, help_heading = "Material")]
+    pub friction: f64,
+
+    /// Surface: thickness of the new material, metres (converted to stage units).
+    #[arg(long, value_name = "M", default_value_t = 0.001, value_parser = positive, help_heading = "Material")]
+    pub thickness: f64,
+
+    /// Bind this existing physics material prim instead of making one.
+    #[arg(long, value_name = "PRIM", conflicts_with_all = ["youngs", "poisson", "density", "friction", "thickness"], help_heading = "Material")]
+    pub material: Option<String>,
+
+    /// Surface: bending rest angles flat, or those of the mesh as it is.
+    #[arg(long, value_enum, default_value_t = BendArg::Flat)]
+    pub bend_default: BendArg,
+
+    /// Schema spelling: NVIDIA's omniphysics: or the AOUSD proposal's physics:.
+    #[arg(long, value_enum, default_value_t = DialectArg::Omniphysics)]
+    pub dialect: DialectArg,
+
+    /// Author even when the prim (or one below it) already applies a body or simulation API.
+    #[arg(long)]
+    pub force: bool,
+
+    /// The output layer (.usda text, .usdc or .usd binary); it sublayers the input.
+    #[arg(short, long, value_name = "FILE", required = true)]
+    pub output: PathBuf,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `--bend-default`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BendArg {
+    /// Hinges rest flat (`flatDefault`).
+    Flat,
+    /// Hinges rest at the mesh's own angles (`restShapeDefault`).
+    Rest,
+}
+
+/// `--dialect`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// `OmniPhysics*` schemas, `omniphysics:` attributes.
+    Omniphysics,
+    /// The AOUSD `Physics*` schemas, `physics:` attributes.
+    Physics,
+}
+
+/// A finite number > 0.
+fn positive(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number > 0, found {text}"))
+    }
+}
+
+/// A finite number >= 0.
+fn non_negative(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number >= 0, found {text}"))
+    }
+}
+
+/// Poisson's ratio as the validator accepts it: [0, 0.5).
+fn poisson(text: &str) -> Result<f64, String> {
+    let v = non_negative(text)?;
+    if v < 0.5 {
+        Ok(v)
+    } else {
+        Err(format!("must be in [0, 0.5), found {text}"))
+    }
 }
 
 /// Arguments of `usdsim preview`.

@@ -9,6 +9,7 @@
 mod cli;
 mod failure;
 mod inspect;
+mod prepare;
 mod preview;
 mod progress;
 mod report;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Validate(args)) => validate::validate(&args, style),
         Some(cli::Command::Inspect(args)) => finish(inspect::inspect(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Preview(args)) => finish(preview::preview(&args), false, &Reporter::new(style, true)),
+        Some(cli::Command::Prepare(args)) => finish(prepare::prepare(&args), false, &Reporter::new(style, true)),
         None => match cli.run {
             Some(args) => run(&args, style),
             None => {

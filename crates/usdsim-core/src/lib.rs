@@ -34,6 +34,8 @@ pub use error::SceneError;
 pub use mesh::embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
 pub use mesh::grid;
 pub use mesh::surface::surface_triangles;
+pub use mesh::voxel_tets::{tet_quality, tet_volume, triangle_quality, voxel_tets, VoxelError, VoxelSize, VoxelTets};
+pub use mesh::winding::WindingTree;
 pub use model::integrator::Integrator;
 pub use scene::{
     Attachment, BendDefault, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter,

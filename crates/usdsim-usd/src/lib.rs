@@ -15,6 +15,7 @@ mod binding;
 mod error;
 mod export;
 mod import;
+pub mod prepare;
 mod preview_frames;
 mod read;
 mod schema;

@@ -17,7 +17,7 @@
 //! a temporary file beside the destination and renamed into place, so an interrupted
 //! write never leaves a half-written file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
@@ -37,7 +37,7 @@ mod time_samples;
 mod topology;
 
 pub use output_path::default_output_path;
-use output_path::{absolute_destination, relative_asset_path};
+pub(crate) use output_path::{check_writable, destination, relative_asset_path, with_causes};
 use points::author_track;
 use rest_shape::author_rest;
 use rigid_pose::author_rigid;
@@ -433,62 +433,14 @@ impl Bake {
     /// must open for writing, so a read-only folder fails now, with the OS's reason, not
     /// after the whole simulation.
     pub fn check_output(&self, output: &Path) -> Result<(), ExportError> {
-        let (output_abs, _) = self.destination(output)?;
-        let dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
-        // The OS's own words ("Permission denied (os error 13)"), without the probe's name.
-        let os_reason = |err: std::io::Error| {
-            err.raw_os_error()
-                .map_or_else(|| err.to_string(), |code| std::io::Error::from_raw_os_error(code).to_string())
-        };
-        let probe = dir.join(format!(".usdsim-probe-{}", std::process::id()));
-        std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|err| {
-            ExportError::NotWritable {
-                path: output.to_path_buf(),
-                reason: format!("cannot create files in {}: {}", dir.display(), os_reason(err)),
-            }
-        })?;
-        let _ = std::fs::remove_file(&probe);
-        if output_abs.exists() {
-            std::fs::OpenOptions::new().append(true).open(&output_abs).map_err(|err| ExportError::NotWritable {
-                path: output.to_path_buf(),
-                reason: format!("the existing file cannot be replaced: {}", os_reason(err)),
-            })?;
-        }
-        Ok(())
-    }
-
-    /// The absolute output and input paths, once `output` is known to be acceptable.
-    fn destination(&self, output: &Path) -> Result<(PathBuf, PathBuf), ExportError> {
-        if output.is_dir() {
-            return Err(ExportError::IsDirectory { path: output.to_path_buf() });
-        }
-        let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        if !matches!(extension.as_deref(), Some("usda") | Some("usdc") | Some("usd")) {
-            return Err(ExportError::UnsupportedExtension { path: output.to_path_buf() });
-        }
-        let output_abs = absolute_destination(output)?;
-        let input_abs = self.stage.input.canonicalize().map_err(|err| ExportError::InvalidPath {
-            path: output.to_path_buf(),
-            reason: format!("cannot locate the input {}: {err}", self.stage.input.display()),
-        })?;
-        if output_abs == input_abs {
-            return Err(ExportError::WouldOverwriteInput { path: output.to_path_buf() });
-        }
-        if let Some(layer) = self.stage.layers.iter().find(|&layer| *layer == output_abs) {
-            return Err(ExportError::WouldOverwriteInputLayer {
-                path: output.to_path_buf(),
-                layer: layer.clone(),
-                input: self.stage.input.clone(),
-            });
-        }
-        Ok((output_abs, input_abs))
+        check_writable(&self.stage, output)
     }
 
     /// Writes the recorded frames to `output` (`.usda` text, or `.usdc` / `.usd` binary
     /// as Pixar's tools write new `.usd` files, by extension). Refuses to overwrite the input file or any file it loads. Frames never pushed are simply
     /// absent from the output.
     pub fn write(&self, output: &Path) -> Result<(), ExportError> {
-        let (output_abs, input_abs) = self.destination(output)?;
+        let (output_abs, input_abs) = destination(&self.stage, output)?;
         let output_dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
         let sublayer = relative_asset_path(output_dir, &input_abs);
 
@@ -545,22 +497,6 @@ impl Bake {
         root.set("kilogramsPerUnit", sdf::Value::Double(info.kilograms_per_unit));
         Ok(())
     }
-}
-
-/// An error and every cause below it (`failed to create x: Permission denied (os error 13)`):
-/// openusd's own message leaves out the operating system's reason.
-fn with_causes(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// A recorded value that is not finite: where a run diverged.

@@ -11,7 +11,7 @@ use crate::read::material_binding;
 use crate::read::pose;
 use crate::read::usdsim_api;
 use crate::schema::dialect::{Dialect, Names};
-use crate::schema::names::{SimKind, BODY_APIS, SIM_APIS};
+use crate::schema::names::{self, SimKind, BODY_APIS, SIM_APIS};
 use crate::stage::attribute_values::{self, check_indices};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -440,8 +440,8 @@ fn rest_shape<const N: usize>(
 /// spellings `flat` and `restShape` are accepted too.
 fn bend_default(ctx: &Ctx, sim: &sdf::Path, name: &str) -> Result<BendDefault, ImportError> {
     match attribute_values::token_value(ctx, sim, name)?.as_deref() {
-        None | Some("flatDefault") | Some("flat") => Ok(BendDefault::Flat),
-        Some("restShapeDefault") | Some("restShape") => Ok(BendDefault::RestShape),
+        None | Some(names::BEND_DEFAULT_FLAT) | Some("flat") => Ok(BendDefault::Flat),
+        Some(names::BEND_DEFAULT_REST) | Some("restShape") => Ok(BendDefault::RestShape),
         Some(other) => Err(ImportError::Invalid {
             at: ctx.prop_loc(sim, name),
             reason: format!("expected \"flatDefault\" or \"restShapeDefault\", found {other:?}"),

@@ -32,6 +32,24 @@ pub(crate) const MATERIAL_APIS: [MaterialApi; 7] = [
 /// friction is the schema's 0 rather than usdsim's default.
 pub(crate) const BASE_MATERIAL_APIS: [&str; 2] = ["OmniPhysicsBaseMaterialAPI", "PhysicsMaterialAPI"];
 
+/// The deformable material API a tool applies for a volume (`surface == false`) or a
+/// surface body in `dialect`: the first simulated row of that dialect whose name says
+/// `Surface` or not.
+pub(crate) fn material_api_for(dialect: Dialect, surface: bool) -> &'static str {
+    MATERIAL_APIS
+        .iter()
+        .find(|row| row.dialect == dialect && !row.curves && row.name.contains("Surface") == surface)
+        .map_or(MATERIAL_APIS[0].name, |row| row.name)
+}
+
+/// The base material API of `dialect` (friction lives there).
+pub(crate) fn base_material_api(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Omni => BASE_MATERIAL_APIS[0],
+        Dialect::Aousd => BASE_MATERIAL_APIS[1],
+    }
+}
+
 /// Whether `api` is a simulated (non-curves) deformable material API of `dialect`.
 pub(crate) fn is_deformable_api(api: &str, dialect: Dialect) -> bool {
     MATERIAL_APIS.iter().any(|row| row.name == api && row.dialect == dialect && !row.curves)
@@ -62,6 +80,16 @@ pub(crate) struct MaterialAttribute {
     pub names: &'static [&'static str],
     /// The validator's check on an authored value.
     pub check: Check,
+}
+
+impl MaterialAttribute {
+    /// Its name in `dialect` (the one name of a PhysX-only attribute either way).
+    pub fn spelling(&self, dialect: Dialect) -> &'static str {
+        match dialect {
+            Dialect::Aousd if self.names.len() > 1 => self.names[1],
+            _ => self.names[0],
+        }
+    }
 }
 
 /// Young's modulus (stage pressure units).
@@ -127,6 +155,19 @@ pub(crate) fn names_checked_by(check: Check) -> impl Iterator<Item = &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `usdsim prepare` applies to a new material, per dialect and kind.
+    #[test]
+    fn tool_material_apis_and_spellings() {
+        assert_eq!(material_api_for(Dialect::Omni, false), "OmniPhysicsDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Omni, true), "OmniPhysicsSurfaceDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Aousd, false), "PhysicsVolumeDeformableMaterialAPI");
+        assert_eq!(material_api_for(Dialect::Aousd, true), "PhysicsSurfaceDeformableMaterialAPI");
+        assert_eq!(base_material_api(Dialect::Aousd), "PhysicsMaterialAPI");
+        assert_eq!(THICKNESS.spelling(Dialect::Aousd), "physics:thickness");
+        assert_eq!(DENSITY.spelling(Dialect::Omni), "omniphysics:density");
+        assert_eq!(ELASTICITY_DAMPING.spelling(Dialect::Aousd), "physxDeformableMaterial:elasticityDamping");
+    }
 
     /// The OmniPhysics spellings are the schema's (so the typo rule, which lists every
     /// `omniphysics:` attribute, knows them).

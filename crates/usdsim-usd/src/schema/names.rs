@@ -32,6 +32,23 @@ impl SimKind {
 pub(crate) const BODY_APIS: [(&str, Dialect); 2] =
     [("OmniPhysicsDeformableBodyAPI", Dialect::Omni), ("PhysicsDeformableBodyAPI", Dialect::Aousd)];
 
+/// The body API of `dialect`, as a tool applies it.
+pub(crate) fn body_api(dialect: Dialect) -> &'static str {
+    BODY_APIS.iter().find(|(_, d)| *d == dialect).map_or(BODY_APIS[0].0, |(name, _)| name)
+}
+
+/// UsdPhysics' collision API: on a simulation mesh it makes the body collide.
+pub(crate) const COLLISION_API: &str = "PhysicsCollisionAPI";
+
+/// UsdShade's binding API, applied where a `material:binding` relationship is authored.
+pub(crate) const MATERIAL_BINDING_API: &str = "MaterialBindingAPI";
+
+/// The `restBendAnglesDefault` tokens (both dialects): flat hinges, or the rest shape's
+/// angles.
+pub(crate) const BEND_DEFAULT_FLAT: &str = "flatDefault";
+/// See [`BEND_DEFAULT_FLAT`].
+pub(crate) const BEND_DEFAULT_REST: &str = "restShapeDefault";
+
 /// UsdPhysics' rigid body API: prims with it (outside deformable bodies) are simulated
 /// as rigid bodies.
 pub(crate) const RIGID_BODY_API: &str = "PhysicsRigidBodyAPI";
@@ -49,6 +66,16 @@ pub(crate) const SIM_APIS: [(&str, SimKind); 6] = [
     ("PhysicsSurfaceDeformableSimAPI", SimKind::Surface),
     ("PhysicsCurvesDeformableSimAPI", SimKind::Curves),
 ];
+
+/// The simulation API of `kind` in `dialect` (the OmniPhysics rows start with
+/// `OmniPhysics`).
+pub(crate) fn sim_api_name(kind: SimKind, dialect: Dialect) -> &'static str {
+    let omni = dialect == Dialect::Omni;
+    SIM_APIS
+        .iter()
+        .find(|(name, k)| *k == kind && name.starts_with("OmniPhysics") == omni)
+        .map_or(SIM_APIS[0].0, |(name, _)| name)
+}
 
 /// Every `OmniPhysics*` API schema the schema defines.
 pub(crate) const OMNI_API_SCHEMAS: [&str; 10] = [
@@ -133,3 +160,18 @@ pub(crate) const OMNI_ATTRIBUTES: [&str; 49] = [
 
 /// Leaf names of a deformable pose instance's attributes.
 pub(crate) const POSE_LEAVES: [&str; 2] = ["points", "purposes"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The APIs `usdsim prepare` applies come from the tables, in either dialect.
+    #[test]
+    fn tool_apis_per_dialect() {
+        assert_eq!(body_api(Dialect::Omni), "OmniPhysicsDeformableBodyAPI");
+        assert_eq!(body_api(Dialect::Aousd), "PhysicsDeformableBodyAPI");
+        assert_eq!(sim_api_name(SimKind::Volume, Dialect::Omni), "OmniPhysicsVolumeDeformableSimAPI");
+        assert_eq!(sim_api_name(SimKind::Surface, Dialect::Aousd), "PhysicsSurfaceDeformableSimAPI");
+        assert!(OMNI_API_SCHEMAS.contains(&sim_api_name(SimKind::Surface, Dialect::Omni)));
+    }
+}
