@@ -3,11 +3,10 @@
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use usdsim_core::{BodyKind, ColliderShape, Model, Plasticity, Settings, Solver};
-use usdsim_usd::validate::Diagnostic;
 use usdsim_usd::{Imported, InputStage};
 
 use crate::cli::InspectArgs;
-use crate::report::{count, diagnostic_json};
+use crate::report::{count, diagnostic_json, same_fact};
 use crate::run::frame_range;
 use crate::summary::Counts;
 
@@ -19,8 +18,7 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
     let mut findings = input.validate().map(|report| report.diagnostics).unwrap_or_default();
     let imported = input.import(None)?;
     for w in &imported.warnings {
-        let same = |d: &Diagnostic| d.code == w.code && d.prim == w.prim && d.property == w.property;
-        if !findings.iter().any(same) {
+        if !findings.iter().any(|d| same_fact(d, w)) {
             findings.push(w.clone());
         }
     }

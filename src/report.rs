@@ -86,10 +86,7 @@ impl Reporter {
     /// place (the validator and the importer both see some facts).
     pub fn warn(&mut self, mut diagnostic: Diagnostic) {
         diagnostic.severity = Severity::Warning;
-        let same = |d: &Diagnostic| {
-            d.code == diagnostic.code && d.prim == diagnostic.prim && d.property == diagnostic.property
-        };
-        if self.warnings.iter().any(same) {
+        if self.warnings.iter().any(|d| same_fact(d, &diagnostic)) {
             return;
         }
         if !self.silent {
@@ -132,18 +129,22 @@ impl Reporter {
         });
     }
 
-    /// Prints a finding that stops the command (always, even when quiet, unless the
-    /// JSON report carries it).
+    /// Prints a finding that stops the command: always, even when quiet or under
+    /// `--json` (whose report carries it too).
     pub fn error(&self, diagnostic: &Diagnostic) {
-        if !self.silent || diagnostic.severity == Severity::Error {
-            eprintln!("{}", self.style.line(diagnostic));
-        }
+        eprintln!("{}", self.style.line(diagnostic));
     }
 
     /// The warnings so far, as the JSON report lists them.
     pub fn warnings_json(&self) -> Value {
         Value::Array(self.warnings.iter().map(diagnostic_json).collect())
     }
+}
+
+/// Whether two findings state the same fact: the same rule at the same prim and
+/// attribute (the validator and the importer both see some).
+pub fn same_fact(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.code == b.code && a.prim == b.prim && a.property == b.property
 }
 
 /// One finding as JSON: `code`, `severity`, `file`, `prim` (null for the stage as a
