@@ -319,6 +319,12 @@ pub struct RunArgs {
     #[arg(short = 'j', long, allow_negative_numbers = true, value_parser = count::<1, 1024>)]
     pub threads: Option<u32>,
 
+    /// Override one authored value for this run: PRIM.ATTR=VALUE in USD syntax, checked
+    /// against the attribute's type (repeatable), e.g.
+    /// --set /World/Mat.omniphysics:youngsModulus=2e6. The bake records it.
+    #[arg(long = "set", value_name = "PRIM.ATTR=VALUE")]
+    pub set: Vec<usdsim_usd::AttributeOverride>,
+
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,

@@ -31,5 +31,6 @@ pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::pose_of as rigid_pose_of;
 pub use schema::dialect::Dialect;
-pub use stage::input_stage::InputStage;
+pub use stage::attribute_override::{AttributeOverride, OverrideError};
+pub use stage::input_stage::{InputStage, OpenError};
 pub use stage::stage_info::{StageInfo, UpAxis};
