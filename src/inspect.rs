@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
+use usdsim_core::BodyId;
 use usdsim_core::{BodyKind, ColliderShape, Model, Plasticity, Settings, Solver};
 use usdsim_usd::{Imported, InputStage};
 
@@ -144,7 +145,7 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "vertices": body.positions.len(),
                 "elements": elements,
                 "element_type": if body.kind == BodyKind::Volume { "tetrahedra" } else { "triangles" },
-                "mass": both(f64::from(solver.body_mass(b)), kpu),
+                "mass": both(f64::from(solver.body_mass(BodyId(b))), kpu),
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
                 "model": model_json(&body.model),
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
@@ -184,7 +185,7 @@ fn describe(imported: &Imported) -> Result<Value> {
         .collect();
     let mut pins: Vec<Value> = Vec::new();
     for (b, body) in imported.bodies.iter().enumerate() {
-        let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == b).collect();
+        let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == BodyId(b)).collect();
         if let Some(first) = of_body.first() {
             // JSON has no infinity: a hard pin is `"hard": true` with a null stiffness.
             let hard = first.stiffness.is_infinite();

@@ -5,7 +5,7 @@
 //! library drives a simulation the same way.
 
 use glam::{DMat4, DVec3};
-use usdsim_core::{SceneError, Solver};
+use usdsim_core::{BodyId, SceneError, Solver};
 
 use crate::import::Imported;
 use crate::read::attachment::TrackTarget;
@@ -17,8 +17,8 @@ use crate::schema::dialect::Dialect;
 pub struct EmbeddedPrim {
     /// The mesh's composed prim path.
     pub prim_path: String,
-    /// Index into the scene's bodies.
-    pub body: usize,
+    /// The body it follows.
+    pub body: BodyId,
     /// The mesh's local-to-world transform at `startTimeCode`.
     pub world_from_local: DMat4,
     /// The faces, when the input authored `vertex`/`varying` normals that must be
@@ -99,7 +99,7 @@ impl Imported {
     /// World-space positions kinematic body `body` must have at time code `time`, or
     /// `None` when the body is not kinematic. Exact at integer time codes, linear in
     /// between, held outside the authored range.
-    pub fn kinematic_targets(&self, body: usize, time: f64) -> Option<Vec<glam::Vec3>> {
+    pub fn kinematic_targets(&self, body: BodyId, time: f64) -> Option<Vec<glam::Vec3>> {
         self.kinematic.iter().find(|k| k.body == body).map(|k| k.at(time))
     }
 

@@ -2,6 +2,7 @@
 //! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
 
 use std::path::Path;
+use usdsim_core::{BodyId, RigidId};
 
 use openusd::sdf;
 use usdsim_core::{CollisionObject, Scene};
@@ -126,7 +127,11 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
         rigid_worlds.push((r.path.clone(), xforms.world(&mut ctx, &r.path)?));
         if r.body.kinematic {
             if let Some(samples) = attachment::sample_world(&mut ctx, &r.path, info.start_time_code)? {
-                tracks.push(FrameTrack { target: TrackTarget::Rigid(i), start: info.start_time_code, samples });
+                tracks.push(FrameTrack {
+                    target: TrackTarget::Rigid(RigidId(i)),
+                    start: info.start_time_code,
+                    samples,
+                });
             }
         }
     }
@@ -168,7 +173,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     for a in 0..owners.len() {
         for b in a + 1..owners.len() {
             if owners[a] != owners[b] {
-                scene.collision.pairs.push([CollisionObject::Body(a), CollisionObject::Body(b)]);
+                scene.collision.pairs.push([CollisionObject::Body(BodyId(a)), CollisionObject::Body(BodyId(b))]);
             }
         }
     }

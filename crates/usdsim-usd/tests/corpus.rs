@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::Path;
+use usdsim_core::BodyId;
 
 use usdsim_core::{BodyKind, Settings, Solver};
 use usdsim_usd::{import, Bake, Imported};
@@ -38,11 +39,12 @@ fn simulate_a_few_frames(file: &Path, imp: &Imported) {
             }
             solver.step_frame();
         }
-        let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
+        let states: Vec<_> =
+            (0..solver.body_count()).map(|b| (solver.positions(BodyId(b)), solver.velocities(BodyId(b)))).collect();
         bake.push_frame(frame, &states);
     }
     for b in 0..solver.body_count() {
-        assert!(solver.positions(b).iter().all(|p| p.is_finite()), "{}: body {b} diverged", file.display());
+        assert!(solver.positions(BodyId(b)).iter().all(|p| p.is_finite()), "{}: body {b} diverged", file.display());
     }
 }
 

@@ -4,6 +4,7 @@ mod common;
 
 use common::{assert_close, testdata, tet_volume};
 use glam::Vec3;
+use usdsim_core::BodyId;
 use usdsim_core::{BendDefault, BodyKind, ColliderShape};
 use usdsim_usd::{import, UpAxis};
 
@@ -118,7 +119,7 @@ fn hanging_bar_is_pinned_at_the_top() {
     assert!(imp.scene.colliders.is_empty());
     assert_eq!(imp.scene.pins.len(), 4);
     for pin in &imp.scene.pins {
-        assert_eq!(pin.body, 0);
+        assert_eq!(pin.body, BodyId(0));
         assert!(pin.stiffness.is_infinite());
         assert_eq!(pin.damping, 0.0);
         // Each pin targets exactly its vertex's initial position: the top face, z = 2.

@@ -7,6 +7,7 @@
 mod common;
 
 use common::write_scene;
+use usdsim_core::{BodyId, FrameId, RigidId};
 use usdsim_core::{Settings, Site, Solver};
 use usdsim_usd::{import, Imported, TrackTarget};
 
@@ -304,13 +305,13 @@ fn the_sites_are_what_the_physics_spelling_says() {
     let names: Vec<&str> = s.frames.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["/World/Anchor", "/World/Mover"]);
     let dragged = &s.attachments[0];
-    assert_eq!(dragged.a, Site::Vertex { body: 1, vertex: 1 });
-    assert_eq!(dragged.b, Site::Frame { frame: 1, local: glam::Vec3::new(0.1, 0.0, 0.0) });
+    assert_eq!(dragged.a, Site::Vertex { body: BodyId(1), vertex: 1 });
+    assert_eq!(dragged.b, Site::Frame { frame: FrameId(1), local: glam::Vec3::new(0.1, 0.0, 0.0) });
     assert_eq!((dragged.stiffness, dragged.damping), (4000.0, 1.0));
     assert_eq!(imp.tracks.len(), 1);
-    assert_eq!(imp.tracks[0].target, TrackTarget::Frame(1));
+    assert_eq!(imp.tracks[0].target, TrackTarget::Frame(FrameId(1)));
     // The rigid body's hook.
-    assert!(matches!(s.attachments[1].b, Site::Rigid { rigid: 0, .. }), "{:?}", s.attachments[1]);
+    assert!(matches!(s.attachments[1].b, Site::Rigid { rigid: RigidId(0), .. }), "{:?}", s.attachments[1]);
 }
 
 #[test]
@@ -527,7 +528,7 @@ fn simulate(imp: &Imported, frames: u32) -> Vec<Vec<glam::Vec3>> {
             }
         }
         solver.step_frame();
-        out.push(solver.positions(0).to_vec());
+        out.push(solver.positions(BodyId(0)).to_vec());
     }
     out
 }

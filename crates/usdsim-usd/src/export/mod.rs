@@ -18,6 +18,7 @@
 //! write never leaves a half-written file.
 
 use std::path::Path;
+use usdsim_core::{BodyId, RigidId};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
@@ -202,14 +203,14 @@ impl Bake {
             .iter()
             .zip(&imported.scene.embedded)
             .map(|(prim, mesh)| {
-                let embedding = Embedding::new(&imported.scene.bodies[mesh.body], &mesh.bind_points);
+                let embedding = Embedding::new(&imported.scene.bodies[mesh.body.index()], &mesh.bind_points);
                 EmbeddedTrack {
                     track: Track {
                         prim_path: prim.prim_path.clone(),
                         local_from_world: prim.world_from_local.inverse(),
                         frames: vec![None; slots],
                     },
-                    body: prim.body,
+                    body: prim.body.index(),
                     embedding,
                     normals: prim.normals.clone(),
                 }
@@ -234,22 +235,23 @@ impl Bake {
     /// ([`Bake::push_rest_shape`]), and rigid-body poses.
     pub fn record(&mut self, frame: u32, solver: &Solver) {
         for b in 0..self.tracks.len() {
-            let version = solver.topology_version(b);
+            let version = solver.topology_version(BodyId(b));
             if version != self.extras[b].version {
                 self.extras[b].version = version;
                 let topology = match self.extras[b].kind {
-                    BodyKind::Surface => Topology::Triangles(solver.triangles(b).to_vec()),
-                    BodyKind::Volume => Topology::Tets(solver.tets(b).to_vec()),
+                    BodyKind::Surface => Topology::Triangles(solver.triangles(BodyId(b)).to_vec()),
+                    BodyKind::Volume => Topology::Tets(solver.tets(BodyId(b)).to_vec()),
                 };
                 self.push_topology(frame, b, topology);
             }
-            if solver.rest_is_state(b) {
-                self.push_rest_shape(frame, b, &solver.rest_shape(b), &solver.rest_bend_angles(b));
+            if solver.rest_is_state(BodyId(b)) {
+                self.push_rest_shape(frame, b, &solver.rest_shape(BodyId(b)), &solver.rest_bend_angles(BodyId(b)));
             }
         }
-        let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
+        let states: Vec<_> =
+            (0..solver.body_count()).map(|b| (solver.positions(BodyId(b)), solver.velocities(BodyId(b)))).collect();
         self.push_frame(frame, &states);
-        let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(r)).collect();
+        let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(RigidId(r))).collect();
         self.push_rigid_frame(frame, &poses);
     }
 
