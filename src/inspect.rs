@@ -140,7 +140,7 @@ fn describe(imported: &Imported) -> Result<Value> {
                 BodyKind::Surface => ("surface", body.triangles.len()),
             };
             json!({
-                "prim": imported.bodies[b].prim_path,
+                "prim": imported.binding.bodies[b].prim_path,
                 "kind": kind,
                 "vertices": body.positions.len(),
                 "elements": elements,
@@ -184,7 +184,7 @@ fn describe(imported: &Imported) -> Result<Value> {
         })
         .collect();
     let mut pins: Vec<Value> = Vec::new();
-    for (b, body) in imported.bodies.iter().enumerate() {
+    for (b, body) in imported.binding.bodies.iter().enumerate() {
         let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == BodyId(b)).collect();
         if let Some(first) = of_body.first() {
             // JSON has no infinity: a hard pin is `"hard": true` with a null stiffness.

@@ -105,7 +105,7 @@ fn rigid_box_falls_freely_in_parent_space_and_composes_where_the_solver_puts_it(
 
     // The composed stage (output over input) puts the box where the solver has it.
     let imported = usdsim_usd::import(&input).expect("the scene imports");
-    assert_eq!(imported.rigid_bodies, vec![BOX.to_string()]);
+    assert_eq!(imported.binding.rigid.iter().map(|r| r.prim_path.as_str()).collect::<Vec<_>>(), [BOX]);
     let settings = usdsim_core::Settings {
         frame_dt: 1.0 / 24.0,
         contact_offset: 0.002,

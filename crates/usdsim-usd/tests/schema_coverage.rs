@@ -140,9 +140,9 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     let dir = tempfile::tempdir().unwrap();
     let (input, imp) = load(dir.path(), &hierarchical_volume_scene());
     assert_eq!(imp.scene.bodies.len(), 1);
-    let paths: Vec<(&str, bool)> = imp.embedded.iter().map(|e| (e.prim_path.as_str(), e.collision)).collect();
+    let paths: Vec<(&str, bool)> = imp.binding.embedded.iter().map(|e| (e.prim_path.as_str(), e.collision)).collect();
     assert_eq!(paths, [("/Jelly/Looks/Ball", false), ("/Jelly/Hull", true), ("/Jelly/Off", false)]);
-    assert!(imp.embedded[0].normals.is_some() && imp.embedded[1].normals.is_none());
+    assert!(imp.binding.embedded[0].normals.is_some() && imp.binding.embedded[1].normals.is_none());
     // The detached cube is a static collider again; with the ground that makes two.
     assert_eq!(imp.scene.colliders.len(), 2, "{:?}", imp.scene.colliders);
 
@@ -249,7 +249,7 @@ def Xform "Cape" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     );
     let dir = tempfile::tempdir().unwrap();
     let (_, imp) = load(dir.path(), &text);
-    assert_eq!(imp.embedded.len(), 1);
+    assert_eq!(imp.binding.embedded.len(), 1);
     let embedding = Embedding::new(&imp.scene.bodies[0], &imp.scene.embedded[0].bind_points);
     let mut solver = Solver::new(imp.scene.clone(), Settings { substeps: 10, ..Settings::default() }).unwrap();
     for _ in 0..24 {
@@ -531,11 +531,11 @@ def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "Omni
     assert!(sleepy.starts_asleep);
     assert_eq!(lunar.gravity, Some(Vec3::new(0.0, 0.0, -1.62)));
     assert_eq!(sleepy.gravity, None);
-    assert_eq!(imp.kinematic.len(), 1);
-    assert_eq!(imp.kinematic[0].samples.len(), 25);
+    assert_eq!(imp.binding.kinematic.len(), 1);
+    assert_eq!(imp.binding.kinematic[0].samples.len(), 25);
     let mut solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
     for frame in 1..=12u32 {
-        let target = imp.kinematic_targets(BodyId(0), f64::from(frame)).unwrap();
+        let target = imp.binding.kinematic_targets(BodyId(0), f64::from(frame)).unwrap();
         solver.set_kinematic_targets(BodyId(0), &target).unwrap();
         solver.step_frame();
     }

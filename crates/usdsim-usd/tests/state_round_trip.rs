@@ -21,7 +21,7 @@ fn simulate_and_bake(imported: &Imported, frames: u32, output: &Path) -> Solver 
     let mut bake = Bake::new(imported, frames);
     bake.record(0, &solver);
     for frame in 1..=frames {
-        for track in &imported.tracks {
+        for track in &imported.binding.tracks {
             let m = track.at(info.start_time_code + f64::from(frame));
             if let TrackTarget::Frame(f) = track.target {
                 solver.set_frame_target(f, m.as_mat4()).unwrap();

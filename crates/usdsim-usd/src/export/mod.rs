@@ -141,7 +141,7 @@ impl Frame {
 }
 
 /// A simulation being recorded for export: frame k of every body, in the order of
-/// [`Imported::bodies`], stored in each prim's local space at time code
+/// [`Binding::bodies`](crate::Binding::bodies), stored in each prim's local space at time code
 /// `startTimeCode + k`.
 #[derive(Clone, Debug)]
 pub struct Bake {
@@ -168,6 +168,7 @@ impl Bake {
     pub fn new(imported: &Imported, frames: u32) -> Bake {
         let slots = frames as usize + 1;
         let tracks = imported
+            .binding
             .bodies
             .iter()
             .map(|b| Track {
@@ -177,6 +178,7 @@ impl Bake {
             })
             .collect();
         let extras = imported
+            .binding
             .bodies
             .iter()
             .zip(&imported.scene.bodies)
@@ -199,6 +201,7 @@ impl Bake {
             })
             .collect();
         let embedded = imported
+            .binding
             .embedded
             .iter()
             .zip(&imported.scene.embedded)
@@ -217,7 +220,8 @@ impl Bake {
             })
             .collect();
         let rigid = imported
-            .rigid_prims
+            .binding
+            .rigid
             .iter()
             .map(|prim| RigidTrack {
                 prim: prim.clone(),
@@ -297,7 +301,7 @@ impl Bake {
 
     /// Records frame `frame` (0..=frames) of every rigid body: its world pose
     /// (translation and orientation of its frame, as `Solver::rigid_pose` gives it),
-    /// in the order of [`Imported::rigid_bodies`]. Stored in the prim's parent space
+    /// in the order of [`Binding::rigid`](crate::Binding::rigid). Stored in the prim's parent space
     /// (the parent's transform at `startTimeCode`, inverted); a parent scale or shear is
     /// dropped from the orientation, so parents should be rigid transforms (uniform
     /// scale is fine). Recording a frame twice keeps the last.
@@ -319,10 +323,10 @@ impl Bake {
     }
 
     /// Records frame `frame` (0..=frames): `(positions, velocities)` of every body,
-    /// world space, in the same order as [`Imported::bodies`]. Positions go back to
+    /// world space, in the same order as [`Binding::bodies`](crate::Binding::bodies). Positions go back to
     /// local space through the inverse of the body's `world_from_local`; velocities
     /// through its inverse linear part only. Every embedded mesh
-    /// ([`Imported::embedded`]) is placed from its body's state the same way.
+    /// ([`Binding::embedded`](crate::Binding::embedded)) is placed from its body's state the same way.
     /// Recording a frame twice keeps the last.
     ///
     /// # Panics
