@@ -97,7 +97,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     for frame in 1..=range.frames {
         // Kinematic bodies, animated attachment frames and kinematic rigid bodies
         // follow their authored animation to this frame's time code.
-        imported.apply_targets(&mut solver, range.start + f64::from(frame))?;
+        imported.binding.apply_targets(&mut solver, range.start + f64::from(frame))?;
         solver.step_frame();
         bake.record(frame, &solver);
         // Every value the frame would write is checked (points, velocities, rest shapes,
@@ -127,9 +127,10 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let output_bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
 
     let up = info.up_axis.vector().as_vec3();
-    let bodies = (0..solver.body_count())
+    let bodies = solver
+        .body_ids()
         .map(|b| BodyResult {
-            prim: imported.bodies[b].prim_path.clone(),
+            prim: imported.binding.body(b).prim_path.clone(),
             vertices: solver.positions(b).len(),
             mass: solver.body_mass(b),
             centre_of_mass: solver.centre_of_mass(b).to_array(),

@@ -22,7 +22,7 @@ mod schema;
 mod stage;
 pub mod validate;
 
-pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
+pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
 pub use export::{default_output_path, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
