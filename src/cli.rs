@@ -54,7 +54,7 @@ pub enum ColorArg {
 
 /// The subcommand names, for "did you mean" on a mistyped one (which clap would
 /// otherwise read as the input file of the implicit `run`).
-pub const SUBCOMMANDS: [&str; 5] = ["run", "validate", "inspect", "preview", "prepare"];
+pub const SUBCOMMANDS: [&str; 6] = ["run", "validate", "inspect", "preview", "prepare", "farm"];
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -69,6 +69,9 @@ pub enum Command {
     Preview(PreviewArgs),
     /// Turn render meshes into a deformable body: a new layer over the input with the schema applied.
     Prepare(PrepareArgs),
+    /// Write a plan for a farm engine (Slurm, Open Job Description) that bakes wedges in chunks.
+    #[command(subcommand)]
+    Farm(crate::farm::FarmCommand),
 }
 
 /// Arguments of `usdsim prepare`.
