@@ -109,7 +109,8 @@ impl Plan {
 pub fn read_bakes(dir: &Path) -> Result<Vec<(String, String)>> {
     let path = dir.join(PLAN_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let json: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
     let wedges = json["wedges"].as_array().with_context(|| format!("{}: no \"wedges\" list", path.display()))?;
     wedges
         .iter()

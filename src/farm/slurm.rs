@@ -64,7 +64,8 @@ fn submit_script(plan: &Plan, task: &std::path::Path, index: &std::path::Path) -
     let array = format!("0-{}", plan.wedges.len() - 1);
     let mut s = String::new();
     let _ = writeln!(s, "#!/bin/sh");
-    let _ = writeln!(s, "# Submits the usdsim farm plan in {}; extra arguments go to every sbatch.", plan.dir.display());
+    let _ =
+        writeln!(s, "# Submits the usdsim farm plan in {}; extra arguments go to every sbatch.", plan.dir.display());
     let _ = writeln!(s, "set -e");
     let _ = writeln!(s, "after=");
     for k in 1..=plan.chunks() {
@@ -78,7 +79,8 @@ fn submit_script(plan: &Plan, task: &std::path::Path, index: &std::path::Path) -
     }
     let _ = writeln!(s, "job=$(sbatch --parsable $after \"$@\" {} | cut -d';' -f1)", quote_path(index));
     let _ = writeln!(s, "echo \"index: job $job\"");
-    let _ = writeln!(s, "echo {}", quote(&format!("index layer: {}", plan.dir.join(super::plan::INDEX_FILE).display())));
+    let _ =
+        writeln!(s, "echo {}", quote(&format!("index layer: {}", plan.dir.join(super::plan::INDEX_FILE).display())));
     s
 }
 

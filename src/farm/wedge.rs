@@ -92,14 +92,20 @@ fn read_file(file: &Path) -> Result<Vec<Wedge>> {
     let json: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("--wedges {}: not JSON", file.display()))?;
     let Some(list) = json.as_array().filter(|l| !l.is_empty()) else {
-        bail!("--wedges {}: expected a non-empty array of {{\"name\": ..., \"set\": [\"PRIM.ATTR=VALUE\", ...]}}", file.display());
+        bail!(
+            "--wedges {}: expected a non-empty array of {{\"name\": ..., \"set\": [\"PRIM.ATTR=VALUE\", ...]}}",
+            file.display()
+        );
     };
     let mut wedges = Vec::new();
     for (i, entry) in list.iter().enumerate() {
         let name = match entry.get("name") {
             None => format!("w{i}"),
             Some(serde_json::Value::String(name)) if is_identifier(name) => name.clone(),
-            Some(other) => bail!("--wedges {}: entry {i}: name {other} is not an identifier ([A-Za-z_][A-Za-z0-9_]*)", file.display()),
+            Some(other) => bail!(
+                "--wedges {}: entry {i}: name {other} is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
+                file.display()
+            ),
         };
         let Some(set) = entry.get("set").and_then(|s| s.as_array()) else {
             bail!("--wedges {}: entry {i}: expected \"set\": [\"PRIM.ATTR=VALUE\", ...]", file.display());
@@ -155,7 +161,12 @@ mod tests {
         std::fs::write(&file, r#"[{"name": "soft", "set": ["/W/M.a=1"]}, {"set": ["/W/M.a=2"]}]"#).unwrap();
         let w = wedges(&[], Some(&file)).unwrap();
         assert_eq!((w[0].name.as_str(), w[1].name.as_str()), ("soft", "w1"));
-        for bad in [r#"[]"#, r#"[{"name": "a b", "set": []}]"#, r#"[{"set": ["nope"]}]"#, r#"[{"name": "x", "set": []}, {"name": "x", "set": []}]"#] {
+        for bad in [
+            r#"[]"#,
+            r#"[{"name": "a b", "set": []}]"#,
+            r#"[{"set": ["nope"]}]"#,
+            r#"[{"name": "x", "set": []}, {"name": "x", "set": []}]"#,
+        ] {
             std::fs::write(&file, bad).unwrap();
             assert!(wedges(&[], Some(&file)).is_err(), "{bad}");
         }

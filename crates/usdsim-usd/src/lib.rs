@@ -32,7 +32,7 @@ pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::pose_of as rigid_pose_of;
 pub use schema::dialect::Dialect;
-pub use wedge_index::{write_wedge_index, WEDGE_VARIANT_SET};
 pub use stage::attribute_override::{AttributeOverride, OverrideError};
 pub use stage::input_stage::{InputStage, OpenError};
 pub use stage::stage_info::{StageInfo, UpAxis};
+pub use wedge_index::{write_wedge_index, WEDGE_VARIANT_SET};

@@ -28,13 +28,18 @@ pub fn write_wedge_index(output: &Path, wedges: &[(String, String)]) -> Result<(
         }
         let path = dir.join(bake);
         let path_str = path.to_str().ok_or_else(|| err(format!("{}: not valid UTF-8", path.display())))?;
-        let layer = sdf::Layer::open(path_str).map_err(|e| err(format!("wedge {name}: cannot open its bake {}: {e}", path.display())))?;
+        let layer = sdf::Layer::open(path_str)
+            .map_err(|e| err(format!("wedge {name}: cannot open its bake {}: {e}", path.display())))?;
         let root = layer.pseudo_root().ok_or_else(|| err(format!("{}: no pseudo-root", path.display())))?;
-        let prim = root.default_prim().ok_or_else(|| err(format!("wedge {name}: its bake {} has no defaultPrim to reference", path.display())))?;
+        let prim = root
+            .default_prim()
+            .ok_or_else(|| err(format!("wedge {name}: its bake {} has no defaultPrim to reference", path.display())))?;
         match &default_prim {
             None => default_prim = Some(prim.as_str().to_string()),
             Some(first) if first != prim.as_str() => {
-                return Err(err(format!("wedge {name}: its bake's defaultPrim {prim} differs from the first bake's {first}")));
+                return Err(err(format!(
+                    "wedge {name}: its bake's defaultPrim {prim} differs from the first bake's {first}"
+                )));
             }
             Some(_) => {}
         }
@@ -69,7 +74,10 @@ pub fn write_wedge_index(output: &Path, wedges: &[(String, String)]) -> Result<(
     let _ = writeln!(text, "    variantSet \"{WEDGE_VARIANT_SET}\" = {{");
     for (name, bake) in wedges {
         let asset = bake.replace('\\', "/").replace('@', "");
-        let _ = writeln!(text, "        \"{name}\" (\n            prepend references = @./{asset}@\n        ) {{\n        }}");
+        let _ = writeln!(
+            text,
+            "        \"{name}\" (\n            prepend references = @./{asset}@\n        ) {{\n        }}"
+        );
     }
     text.push_str("    }\n}\n");
     // Parsed back before it is written: a layer that would not open is never left.
