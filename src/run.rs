@@ -243,7 +243,7 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
 fn open_input(args: &RunArgs) -> Result<InputStage> {
     InputStage::open_with(&args.input, &args.set).map_err(|err| match err {
         OpenError::Import(err) => err.into(),
-        OpenError::Override(err) => err.into(),
+        OpenError::Override(err) => (*err).into(),
     })
 }
 

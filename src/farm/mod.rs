@@ -125,7 +125,7 @@ fn check_overrides(input: &Path, set: &[AttributeOverride]) -> Result<()> {
     match InputStage::open_with(input, set) {
         Ok(_) => Ok(()),
         Err(OpenError::Import(err)) => Err(err.into()),
-        Err(OpenError::Override(err)) => Err(err.into()),
+        Err(OpenError::Override(err)) => Err((*err).into()),
     }
 }
 

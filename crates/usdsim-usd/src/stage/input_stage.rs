@@ -21,7 +21,13 @@ pub enum OpenError {
     Import(#[from] ImportError),
     /// An override names a prim, attribute or value the stage refuses.
     #[error(transparent)]
-    Override(#[from] OverrideError),
+    Override(Box<OverrideError>),
+}
+
+impl From<OverrideError> for OpenError {
+    fn from(err: OverrideError) -> OpenError {
+        OpenError::Override(Box::new(err))
+    }
 }
 
 /// [`InputStage::open`] passes no overrides, so none can fail; kept total anyway.
@@ -51,7 +57,7 @@ impl InputStage {
     pub fn open(path: &Path) -> Result<InputStage, ImportError> {
         Self::open_with(path, &[]).map_err(|err| match err {
             OpenError::Import(err) => err,
-            OpenError::Override(err) => unreachable_override(path, err),
+            OpenError::Override(err) => unreachable_override(path, *err),
         })
     }
 
