@@ -54,7 +54,7 @@ pub enum ColorArg {
 
 /// The subcommand names, for "did you mean" on a mistyped one (which clap would
 /// otherwise read as the input file of the implicit `run`).
-pub const SUBCOMMANDS: [&str; 5] = ["run", "validate", "inspect", "preview", "prepare"];
+pub const SUBCOMMANDS: [&str; 6] = ["run", "validate", "inspect", "preview", "prepare", "farm"];
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -69,6 +69,9 @@ pub enum Command {
     Preview(PreviewArgs),
     /// Turn render meshes into a deformable body: a new layer over the input with the schema applied.
     Prepare(PrepareArgs),
+    /// Write a plan for a farm engine (Slurm, Open Job Description) that bakes wedges in chunks.
+    #[command(subcommand)]
+    Farm(crate::farm::FarmCommand),
 }
 
 /// Arguments of `usdsim prepare`.
@@ -318,6 +321,12 @@ pub struct RunArgs {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(short = 'j', long, allow_negative_numbers = true, value_parser = count::<1, 1024>)]
     pub threads: Option<u32>,
+
+    /// Override one authored value for this run: PRIM.ATTR=VALUE in USD syntax, checked
+    /// against the attribute's type (repeatable), e.g.
+    /// --set /World/Mat.omniphysics:youngsModulus=2e6. The bake records it.
+    #[arg(long = "set", value_name = "PRIM.ATTR=VALUE")]
+    pub set: Vec<usdsim_usd::AttributeOverride>,
 
     /// Print nothing but errors.
     #[arg(short, long)]

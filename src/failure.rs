@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use usdsim_usd::validate::Diagnostic;
-use usdsim_usd::{ExportError, ImportError};
+use usdsim_usd::{ExportError, ImportError, OverrideError};
 
 use crate::report::diagnostic_json;
 
@@ -114,6 +114,11 @@ impl Failure {
                     |d| location(d.file.clone(), Some(d.prim.clone()), d.property.clone()),
                 );
                 failure.errors = e.errors.clone();
+                return failure;
+            }
+            if cause.downcast_ref::<OverrideError>().is_some() {
+                failure.code = "usage".to_string();
+                failure.exit_code = USAGE;
                 return failure;
             }
             if let Some(e) = cause.downcast_ref::<ImportError>() {

@@ -8,6 +8,7 @@
 
 mod cli;
 mod failure;
+mod farm;
 mod inspect;
 mod prepare;
 mod preview;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Inspect(args)) => finish(inspect::inspect(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Preview(args)) => finish(preview::preview(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Prepare(args)) => finish(prepare::prepare(&args), false, &Reporter::new(style, true)),
+        Some(cli::Command::Farm(command)) => finish(farm::farm(&command), false, &Reporter::new(style, true)),
         None => match cli.run {
             Some(args) => run(&args, style),
             None => {

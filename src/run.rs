@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, Bake, InputStage, StageInfo};
+use usdsim_usd::{default_output_path, Bake, InputStage, OpenError, StageInfo};
 
 /// Frames a run bakes when neither `--frames` nor the stage's `endTimeCode` says.
 pub const FALLBACK_FRAMES: u32 = 240;
@@ -39,8 +39,8 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
 
     let t0 = Instant::now();
     // Opened and traversed once: the validator and the importer read the same stage.
-    let input = InputStage::open(&args.input)?;
-    let input = if check_before_run(args, &input, reporter)? { input } else { InputStage::open(&args.input)? };
+    let input = open_input(args)?;
+    let input = if check_before_run(args, &input, reporter)? { input } else { open_input(args)? };
     let mut imported = input.import(args.start_time)?;
     let import_s = t0.elapsed().as_secs_f64();
     for warning in std::mem::take(&mut imported.warnings) {
@@ -73,6 +73,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         ..Settings::default()
     };
     let mut bake = Bake::new(&imported, range.frames);
+    bake.record_overrides(&args.set);
     bake.check_output(&output)?;
     let counts = Counts::of(&imported.scene);
     let mut solver =
@@ -235,6 +236,15 @@ pub(crate) fn apply_overrides(args: &RunArgs, scene: &mut Scene) -> Vec<String> 
         );
     }
     warnings
+}
+
+/// Opens the input with the `--set` overrides as its session layer; the error is the
+/// import's or the override's own, so the failure is classified by its kind.
+fn open_input(args: &RunArgs) -> Result<InputStage> {
+    InputStage::open_with(&args.input, &args.set).map_err(|err| match err {
+        OpenError::Import(err) => err.into(),
+        OpenError::Override(err) => (*err).into(),
+    })
 }
 
 /// Substeps per frame without `--substeps`.

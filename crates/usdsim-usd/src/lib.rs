@@ -21,6 +21,7 @@ mod read;
 mod schema;
 mod stage;
 pub mod validate;
+mod wedge_index;
 
 pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
@@ -31,5 +32,7 @@ pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::pose_of as rigid_pose_of;
 pub use schema::dialect::Dialect;
-pub use stage::input_stage::InputStage;
+pub use stage::attribute_override::{AttributeOverride, OverrideError};
+pub use stage::input_stage::{InputStage, OpenError};
 pub use stage::stage_info::{StageInfo, UpAxis};
+pub use wedge_index::{write_wedge_index, WEDGE_VARIANT_SET};

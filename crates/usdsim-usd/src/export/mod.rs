@@ -28,6 +28,8 @@ use crate::binding::{FaceTopology, RigidPrim};
 use crate::error::ExportError;
 use crate::import::Imported;
 use crate::schema::dialect::Dialect;
+use crate::schema::usdsim::OVERRIDES_KEY;
+use crate::stage::attribute_override::AttributeOverride;
 use crate::stage::stage_info::StageInfo;
 
 mod output_path;
@@ -152,6 +154,8 @@ pub struct Bake {
     extras: Vec<BodyExtras>,
     embedded: Vec<EmbeddedTrack>,
     rigid: Vec<RigidTrack>,
+    /// The run's `--set` overrides, recorded in `customLayerData`.
+    overrides: Vec<String>,
 }
 
 /// A rest state in local space (through `m`), bend angles in degrees.
@@ -229,7 +233,7 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
-        Bake { stage: imported.stage.clone(), frames, tracks, extras, embedded, rigid }
+        Bake { stage: imported.stage.clone(), frames, tracks, extras, embedded, rigid, overrides: Vec::new() }
     }
 
     /// Records frame `frame` of everything `solver` simulates: positions and velocities
@@ -432,6 +436,12 @@ impl Bake {
         self.frames = frame - 1;
     }
 
+    /// Records the run's `--set` overrides: the layer's `customLayerData` lists them
+    /// under `usdsim:overrides`, so a bake says what it was made with.
+    pub fn record_overrides(&mut self, overrides: &[AttributeOverride]) {
+        self.overrides = overrides.iter().map(ToString::to_string).collect();
+    }
+
     /// Checks, before any simulating, that [`Bake::write`] can write `output`: a file
     /// name (not a folder) ending in `.usda`, `.usdc` or `.usd`, in an existing directory,
     /// neither the input itself nor any file the input loads ([`StageInfo::layers`]), and
@@ -501,6 +511,10 @@ impl Bake {
         root.set("upAxis", sdf::Value::Token(info.up_axis.token().into()));
         root.set("metersPerUnit", sdf::Value::Double(info.meters_per_unit));
         root.set("kilogramsPerUnit", sdf::Value::Double(info.kilograms_per_unit));
+        if !self.overrides.is_empty() {
+            let data = [(OVERRIDES_KEY.to_string(), sdf::Value::StringVec(self.overrides.clone()))];
+            root.set("customLayerData", sdf::Value::Dictionary(data.into_iter().collect()));
+        }
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! the validator, so that the spellings of the two dialects cannot drift apart.
 
 pub(crate) mod attachment;
+pub(crate) mod declared_types;
 pub(crate) mod dialect;
 pub(crate) mod material;
 pub(crate) mod names;

@@ -27,6 +27,10 @@ pub(crate) const SPRING_DAMPING: &str = "usdsim:springDamping";
 /// `UsdsimBodyAPI`: which springs the spring model builds (some of [`LINK_KINDS`]).
 pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
 
+/// The bake's `customLayerData` key listing the run's `--set` overrides
+/// (`PRIM.ATTR=VALUE` strings, in the order given), so a bake says what it was made with.
+pub(crate) const OVERRIDES_KEY: &str = "usdsim:overrides";
+
 /// Attributes of `UsdsimMaterialAPI`.
 pub(crate) const MATERIAL_ATTRIBUTES: [&str; 4] = [TEAR_RATIO, PLASTIC_YIELD, PLASTIC_RATE, PLASTIC_MAX_STRAIN];
 /// Attributes of `UsdsimBodyAPI`.

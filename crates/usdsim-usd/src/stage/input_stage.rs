@@ -7,9 +7,33 @@ use std::path::{Path, PathBuf};
 
 use openusd::usd;
 
+use super::attribute_override::{AttributeOverride, OverrideError, SessionLayer};
 use super::context::{guard_reader, Ctx};
-use super::prim_index::{IndexError, PrimIndex};
+use super::prim_index::IndexError;
+use super::prim_index::PrimIndex;
 use crate::error::ImportError;
+
+/// Why [`InputStage::open_with`] failed: the input itself, or an override.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The stage cannot be read.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// An override names a prim, attribute or value the stage refuses.
+    #[error(transparent)]
+    Override(Box<OverrideError>),
+}
+
+impl From<OverrideError> for OpenError {
+    fn from(err: OverrideError) -> OpenError {
+        OpenError::Override(Box::new(err))
+    }
+}
+
+/// [`InputStage::open`] passes no overrides, so none can fail; kept total anyway.
+fn unreachable_override(path: &Path, err: OverrideError) -> ImportError {
+    ImportError::Unparsable { file: path.to_path_buf(), reason: err.to_string() }
+}
 
 /// An opened input stage with its prim index, ready to validate and import.
 pub struct InputStage {
@@ -31,6 +55,32 @@ impl InputStage {
     /// cannot be parsed is an [`ImportError::Unreadable`] or [`ImportError::Unparsable`];
     /// a failed traversal is reported later, by the pass that needs it.
     pub fn open(path: &Path) -> Result<InputStage, ImportError> {
+        Self::open_with(path, &[]).map_err(|err| match err {
+            OpenError::Import(err) => err,
+            OpenError::Override(err) => unreachable_override(path, *err),
+        })
+    }
+
+    /// Opens `path` as [`InputStage::open`] does, then, when `overrides` are given,
+    /// checks each against the composed stage and reopens it with them as its session
+    /// layer, so that every reader sees the overridden values.
+    pub fn open_with(path: &Path, overrides: &[AttributeOverride]) -> Result<InputStage, OpenError> {
+        let input = Self::open_plain(path)?;
+        if overrides.is_empty() {
+            return Ok(input);
+        }
+        let Ok(index) = &input.prims else {
+            // The importer explains a stage it cannot traverse better than we could.
+            let reason = input.prims.as_ref().err().map(IndexError::validator_reason).unwrap_or_default();
+            return Err(OpenError::Import(ImportError::Unparsable { file: path.to_path_buf(), reason }));
+        };
+        let session = SessionLayer::resolve(&input.stage, index, &input.path_str, overrides)?;
+        let stage = session.open(&input.path_str)?;
+        let prims = PrimIndex::build(&stage);
+        Ok(InputStage { stage, prims, ..input })
+    }
+
+    fn open_plain(path: &Path) -> Result<InputStage, ImportError> {
         if let Err(err) = std::fs::metadata(path).and_then(|m| {
             if m.is_file() {
                 Ok(())

@@ -6,6 +6,7 @@
 //! Nothing here knows the deformable schema: that is [`crate::schema`] and
 //! [`crate::read`].
 
+pub(crate) mod attribute_override;
 pub(crate) mod attribute_values;
 pub(crate) mod context;
 pub(crate) mod input_layers;
