@@ -9,6 +9,7 @@
 mod cli;
 mod failure;
 mod inspect;
+mod interrupt;
 mod prepare;
 mod preview;
 mod progress;

@@ -124,6 +124,8 @@ pub struct Summary {
     pub input: PathBuf,
     /// The written layer.
     pub output: PathBuf,
+    /// Every file the bake wrote (clips, manifest, the output layer last).
+    pub files: Vec<PathBuf>,
     /// Its size in bytes.
     pub output_bytes: u64,
     /// What was simulated.
@@ -230,6 +232,7 @@ impl Summary {
             "input": self.input,
             "output": self.output,
             "output_bytes": self.output_bytes,
+            "files": self.files,
             "bodies": c.bodies,
             "vertices": c.vertices,
             "tetrahedra": c.tetrahedra,

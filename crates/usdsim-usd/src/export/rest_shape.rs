@@ -12,15 +12,16 @@ pub(super) fn author_rest(
     track: &Track,
     extras: &BodyExtras,
     start: f64,
+    first: usize,
 ) -> Result<(), sdf::AuthoringError> {
     let mut frames: Vec<(usize, &RestFrame)> =
-        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (k, r))).collect();
+        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (first + k, r))).collect();
     if frames.is_empty() {
         let torn = extras.topology.iter().any(Option::is_some);
         if !(extras.rest_is_fallback || torn) || track.frames.iter().all(Option::is_none) {
             return Ok(());
         }
-        frames.push((0, &extras.initial_rest));
+        frames.push((first, &extras.initial_rest));
     }
     let prim = sdf::Path::new(&track.prim_path)?;
     let d = extras.dialect;
