@@ -327,6 +327,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Also write the JSON summary (as --json prints it) to FILE, with per-frame timing
+    /// percentiles (`frame_ms`), the warnings and every file written; on a failure, the
+    /// failure's JSON. Written to a temporary name and renamed.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
     /// Frames per value clip: a longer bake streams its frames to <output stem>.clips/ as
     /// one .usdc clip per chunk, and the output layer holds the clip metadata. Default:
     /// as many frames as fit in 64 MiB of samples (at most 1000); a bake of no more

@@ -37,6 +37,8 @@ pub struct Interrupted {
     pub frame: u32,
     /// The output holding frames 0 to `frame`.
     pub kept: PathBuf,
+    /// Every file the run wrote.
+    pub files: Vec<PathBuf>,
 }
 
 impl fmt::Display for Interrupted {
@@ -125,6 +127,8 @@ pub struct Failure {
     pub exit_code: u8,
     /// Validation errors, when those stopped the run.
     pub errors: Vec<Diagnostic>,
+    /// Files the run wrote before it stopped (an interrupted bake's).
+    pub files: Vec<PathBuf>,
 }
 
 impl Failure {
@@ -137,6 +141,7 @@ impl Failure {
             location: Value::Null,
             exit_code: FAILED,
             errors: Vec::new(),
+            files: Vec::new(),
         };
         for cause in err.chain() {
             if let Some(e) = cause.downcast_ref::<ValidationFailed>() {
@@ -174,6 +179,7 @@ impl Failure {
                 failure.code = "interrupted".to_string();
                 failure.exit_code = if e.signal == 15 { TERMINATED } else { INTERRUPTED };
                 failure.location = location(e.kept.display().to_string(), None, None);
+                failure.files.clone_from(&e.files);
                 return failure;
             }
             if cause.downcast_ref::<usdsim_core::SceneError>().is_some() {
@@ -195,6 +201,7 @@ impl Failure {
             },
             "errors": self.errors.iter().map(diagnostic_json).collect::<Vec<_>>(),
             "warnings": warnings,
+            "files": self.files,
         })
     }
 }

@@ -102,15 +102,21 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let mut progress = Progress::new(range.frames, !talk);
     let t1 = Instant::now();
     let mut stopped = None;
+    let mut announced = 0;
+    let mut frame_ms = Vec::with_capacity(range.frames as usize);
     while baker.frame() < range.frames {
         if let Some(signal) = interrupt.signal() {
             stopped = Some(Stop::Signal(signal));
             break;
         }
-        if let Some(bad) = baker.step()? {
+        let t = Instant::now();
+        let step = baker.step()?;
+        frame_ms.push(1e3 * t.elapsed().as_secs_f64());
+        if let Some(bad) = step {
             stopped = Some(Stop::Diverged(bad));
             break;
         }
+        announced = announce(&baker.written()[announced..], args.json, announced);
         progress.frame(baker.frame());
     }
     progress.finish();
@@ -118,11 +124,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let simulate_s = (t1.elapsed().as_secs_f64() - baker.export_seconds()).max(0.0);
     let finished = baker.finish()?;
     let export_s = finished.export_s;
-    for written in &finished.written {
-        if !args.json {
-            println!("OUTPUT_FILE: {}", written.display());
-        }
-    }
+    announce(&finished.written[announced..], args.json, announced);
     match stopped {
         None => {}
         Some(Stop::Diverged(bad)) => {
@@ -136,9 +138,14 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
             .into())
         }
         Some(Stop::Signal(signal)) => {
-            return Err(
-                Interrupted { file: args.input.clone(), signal, frame: finished.last_frame, kept: output.clone() }.into()
-            )
+            return Err(Interrupted {
+                file: args.input.clone(),
+                signal,
+                frame: finished.last_frame,
+                kept: output.clone(),
+                files: finished.written,
+            }
+            .into())
         }
     }
     let solver = finished.solver;
@@ -159,6 +166,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         input: args.input.clone(),
         output,
         files: finished.written,
+        frame_ms,
         output_bytes,
         counts,
         range,
@@ -171,6 +179,21 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         export_s,
         bodies,
     })
+}
+
+/// Prints `OUTPUT_FILE: <path>` on stdout for each of `files` as soon as it is
+/// written (the line Houdini PDG and farm scripts look for; under `--json` the
+/// summary's `files` lists them instead); returns how many are announced in all.
+fn announce(files: &[std::path::PathBuf], json: bool, before: usize) -> usize {
+    if !json {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        for file in files {
+            let _ = writeln!(out, "OUTPUT_FILE: {}", file.display());
+        }
+        let _ = out.flush();
+    }
+    before + files.len()
 }
 
 /// Applies the command line's whole-scene overrides of the `usdsim:` schema values

@@ -174,6 +174,7 @@ impl ClipSet {
         top.edit(|edit| {
             bake.author_metadata(edit, &sublayer, last)?;
             self.author_declarations(edit, false)?;
+            bake.author_constants(edit)?;
             for root in self.roots() {
                 let mut set = clips.clone();
                 set.insert("primPath".into(), sdf::Value::String(root.clone()));

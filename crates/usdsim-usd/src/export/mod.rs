@@ -44,7 +44,7 @@ pub(crate) use layer_file::write_layer;
 pub use output_path::default_output_path;
 pub(crate) use output_path::{check_writable, destination, relative_asset_path, with_causes};
 use points::author_track;
-use rest_shape::author_rest;
+use rest_shape::{author_constant_rest, author_rest};
 use rigid_pose::author_rigid;
 use topology::author_topology;
 
@@ -99,6 +99,13 @@ struct BodyExtras {
     initial_rest: RestFrame,
     /// Whether the imported rest shape is the fallback (the initial points themselves).
     rest_is_fallback: bool,
+    /// Whether a rest state was ever recorded ([`Bake::push_rest_shape`]).
+    rest_recorded: bool,
+    /// Whether this bake streams clips: constant values go to the output layer.
+    streamed: bool,
+    /// Whether the body can tear (a tear ratio anywhere): its clips then each hold
+    /// the topology in effect, a clip set has no other way to change it mid-bake.
+    may_tear: bool,
 }
 
 /// An embedded mesh's track: which body it follows and how.
@@ -222,6 +229,9 @@ impl Bake {
                     &body.bend_overrides,
                 ),
                 rest_is_fallback: body.rest_points == body.positions,
+                rest_recorded: false,
+                streamed: false,
+                may_tear: body.tear_ratio.is_some() || body.materials.iter().any(|m| m.tear_ratio.is_some()),
             })
             .collect();
         let embedded = imported
@@ -301,11 +311,13 @@ impl Bake {
         self.hold_topology();
     }
 
-    /// Samples every body's topology in effect at this window's first frame (a clip
-    /// must not rely on another clip for it).
+    /// Samples the topology in effect at this window's first frame of every body that
+    /// can tear (a clip must not rely on another clip for it), and marks the bake as
+    /// streamed.
     pub(crate) fn hold_topology(&mut self) {
         for extras in &mut self.extras {
-            if extras.topology[0].is_none() {
+            extras.streamed = true;
+            if extras.may_tear && extras.topology[0].is_none() {
                 extras.topology[0] = Some(extras.current.clone());
             }
         }
@@ -387,6 +399,7 @@ impl Bake {
         let slot = self.slot(frame);
         let frame_rest = rest_frame(self.tracks[body].local_from_world, rest, bend_angles);
         self.extras[body].rest[slot] = Some(frame_rest);
+        self.extras[body].rest_recorded = true;
     }
 
     /// Records frame `frame` (0..=frames) of every rigid body: its world pose
@@ -579,6 +592,15 @@ impl Bake {
             })
             .map_err(|err| ExportError::Author { path: output.to_path_buf(), reason: err.to_string() })?;
         Ok(layer)
+    }
+
+    /// For a clip set's output layer: what does not change over the bake and so is no
+    /// clip's business (the rest state of a body that needs one but never flows).
+    pub(crate) fn author_constants(&self, edit: &mut sdf::LayerEdit<'_>) -> Result<(), sdf::AuthoringError> {
+        for (track, extras) in self.tracks.iter().zip(&self.extras) {
+            author_constant_rest(edit, track, extras)?;
+        }
+        Ok(())
     }
 
     /// The stage metadata the bake copies.

@@ -26,3 +26,19 @@ pub(super) fn author_samples(
     spec.set(sdf::FieldKey::TimeSamples.as_str(), sdf::Value::TimeSamples(map));
     Ok(())
 }
+
+/// An attribute on `prim` holding the first of `samples` as its default (a value that
+/// does not change over the bake).
+pub(super) fn author_default(
+    edit: &mut sdf::LayerEdit<'_>,
+    prim: &sdf::Path,
+    name: &str,
+    type_name: &str,
+    samples: Vec<(usize, sdf::Value)>,
+) -> Result<(), sdf::AuthoringError> {
+    let Some((_, value)) = samples.into_iter().next() else { return Ok(()) };
+    let path = prim.append_property(name)?;
+    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
+    spec.set(sdf::FieldKey::Default.as_str(), value);
+    Ok(())
+}
