@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
+use usdsim_core::BodyId;
 use usdsim_core::{BodyKind, ColliderShape, Model, Plasticity, Settings, Solver};
 use usdsim_usd::{Imported, InputStage};
 
@@ -139,12 +140,12 @@ fn describe(imported: &Imported) -> Result<Value> {
                 BodyKind::Surface => ("surface", body.triangles.len()),
             };
             json!({
-                "prim": imported.bodies[b].prim_path,
+                "prim": imported.binding.bodies[b].prim_path,
                 "kind": kind,
                 "vertices": body.positions.len(),
                 "elements": elements,
                 "element_type": if body.kind == BodyKind::Volume { "tetrahedra" } else { "triangles" },
-                "mass": both(f64::from(solver.body_mass(b)), kpu),
+                "mass": both(f64::from(solver.body_mass(BodyId(b))), kpu),
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
                 "model": model_json(&body.model),
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
@@ -183,8 +184,8 @@ fn describe(imported: &Imported) -> Result<Value> {
         })
         .collect();
     let mut pins: Vec<Value> = Vec::new();
-    for (b, body) in imported.bodies.iter().enumerate() {
-        let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == b).collect();
+    for (b, body) in imported.binding.bodies.iter().enumerate() {
+        let of_body: Vec<_> = imported.scene.pins.iter().filter(|p| p.body == BodyId(b)).collect();
         if let Some(first) = of_body.first() {
             // JSON has no infinity: a hard pin is `"hard": true` with a null stiffness.
             let hard = first.stiffness.is_infinite();

@@ -152,9 +152,10 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let output_bytes = finished.written.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
 
     let up = info.up_axis.vector().as_vec3();
-    let bodies = (0..solver.body_count())
+    let bodies = solver
+        .body_ids()
         .map(|b| BodyResult {
-            prim: imported.bodies[b].prim_path.clone(),
+            prim: imported.binding.body(b).prim_path.clone(),
             vertices: solver.positions(b).len(),
             mass: solver.body_mass(b),
             centre_of_mass: solver.centre_of_mass(b).to_array(),

@@ -80,7 +80,7 @@ fn teapot_volume_validates_encloses_its_render_mesh_and_weighs_density_times_vol
     let imported = usdsim_usd::import(&out).expect("the prepared stage imports");
     assert_eq!(imported.scene.bodies.len(), 1);
     let body = &imported.scene.bodies[0];
-    assert_eq!(imported.bodies[0].prim_path, "/Teapot/simulationMesh");
+    assert_eq!(imported.binding.bodies[0].prim_path, "/Teapot/simulationMesh");
     assert!(body.tets.len() > 1000, "{} tets", body.tets.len());
     assert_eq!(imported.scene.embedded.len(), 1, "the render mesh is embedded");
     let render = &imported.scene.embedded[0];
@@ -299,7 +299,7 @@ fn physics_dialect_spells_the_aousd_schema() {
     assert!(!text.contains("omniphysics:"), "{text}");
     let imported = usdsim_usd::import(&out).expect("imports");
     assert_eq!(imported.scene.bodies.len(), 1);
-    assert_eq!(imported.bodies[0].dialect, usdsim_usd::Dialect::Aousd);
+    assert_eq!(imported.binding.bodies[0].dialect, usdsim_usd::Dialect::Aousd);
     let validate = usdsim(["validate", s(&out)]);
     assert_eq!(validate.code, Some(0), "{}", validate.stdout);
 }

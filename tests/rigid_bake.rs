@@ -7,6 +7,7 @@ mod common;
 use common::{bake, composed_points, open_stage, temp_dir, testdata, LayerFile};
 use glam::{DMat4, DQuat, DVec3, Vec3};
 use openusd::{gf, sdf, usd};
+use usdsim_core::RigidId;
 
 const BOX: &str = "/World/Rig/Box";
 const RIG: &str = "/World/Rig";
@@ -104,7 +105,7 @@ fn rigid_box_falls_freely_in_parent_space_and_composes_where_the_solver_puts_it(
 
     // The composed stage (output over input) puts the box where the solver has it.
     let imported = usdsim_usd::import(&input).expect("the scene imports");
-    assert_eq!(imported.rigid_bodies, vec![BOX.to_string()]);
+    assert_eq!(imported.binding.rigid.iter().map(|r| r.prim_path.as_str()).collect::<Vec<_>>(), [BOX]);
     let settings = usdsim_core::Settings {
         frame_dt: 1.0 / 24.0,
         contact_offset: 0.002,
@@ -128,7 +129,7 @@ fn rigid_box_falls_freely_in_parent_space_and_composes_where_the_solver_puts_it(
             dvec(composed(&stage, BOX, "xformOp:translate", time)),
         );
         let (scale, rotation, translation) = (rig * local).to_scale_rotation_translation();
-        let (t, r) = solver.rigid_pose(0);
+        let (t, r) = solver.rigid_pose(RigidId(0));
         assert!(
             (translation - t.as_dvec3()).abs().max_element() < 1e-4,
             "frame {k}: composed box at {translation}, solver at {t}"
@@ -137,7 +138,7 @@ fn rigid_box_falls_freely_in_parent_space_and_composes_where_the_solver_puts_it(
         assert!((scale - DVec3::splat(0.2)).abs().max_element() < 1e-6, "frame {k}: the box keeps its size");
     }
     // And the world fall is along -Z from the parent's (1, 2, 0.5) + 2.5.
-    let (t, _) = solver.rigid_pose(0);
+    let (t, _) = solver.rigid_pose(RigidId(0));
     assert!((t.x - 1.0).abs() < 1e-4 && (t.y - 2.0).abs() < 1e-4 && t.z < 3.0 - 4.0, "world pose {t}");
 }
 

@@ -188,7 +188,7 @@ fn an_embedded_mesh_follows_the_torn_off_piece() {
     let input = write(dir.path(), "cloth.usda", CLOTH);
     let output = dir.path().join("cloth.sim.usda");
     let imported = import(&input).unwrap();
-    assert_eq!(imported.embedded.len(), 1, "the marker is embedded in the cloth");
+    assert_eq!(imported.binding.embedded.len(), 1, "the marker is embedded in the cloth");
     bake_torn_cloth(&imported, &output);
 
     let layer = LayerFile::open(&output);

@@ -24,6 +24,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::{Quat, UVec3, Vec3};
 use std::time::Duration;
+use usdsim_core::BodyId;
 use usdsim_core::{grid, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
 
 fn material(youngs: f32, poisson: f32, density: f32) -> Material {
@@ -51,7 +52,13 @@ pub fn cloth(n: u32) -> Scene {
     let (points, tris) = grid::cloth(Vec3::new(-0.5, -0.5, 1.0), Vec3::X, Vec3::Y, (1.0, 1.0), (n, n));
     let pins = [0, n - 1]
         .iter()
-        .map(|&v| Pin { body: 0, vertex: v, target: points[v as usize], stiffness: f32::INFINITY, damping: 0.0 })
+        .map(|&v| Pin {
+            body: BodyId(0),
+            vertex: v,
+            target: points[v as usize],
+            stiffness: f32::INFINITY,
+            damping: 0.0,
+        })
         .collect();
     Scene {
         gravity: Vec3::new(0.0, 0.0, -9.81),

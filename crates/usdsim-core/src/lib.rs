@@ -38,9 +38,9 @@ pub use mesh::voxel_tets::{tet_quality, tet_volume, triangle_quality, voxel_tets
 pub use mesh::winding::WindingTree;
 pub use model::integrator::Integrator;
 pub use scene::{
-    Attachment, BendDefault, Body, BodyKind, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter,
-    ElementSet, EmbeddedMesh, Frame, LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidShape,
-    Scene, Site, Springs, BODY_MATERIAL,
+    Attachment, BendDefault, Body, BodyId, BodyKind, Collider, ColliderId, ColliderShape, CollisionFilter,
+    CollisionObject, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, LinkKinds, Material, MaterialSlot, Model,
+    Pin, Plasticity, RigidBody, RigidId, RigidShape, Scene, Site, Springs, BODY_MATERIAL,
 };
 pub use solver::{
     RestShape, Settings, Solver, SolverStats, DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, SPRING_STEP_FRACTION,

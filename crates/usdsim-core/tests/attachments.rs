@@ -5,6 +5,7 @@ use glam::{Mat4, Quat, Vec3};
 use usdsim_core::{
     Attachment, Body, BodyKind, ColliderShape, Frame, Material, RigidBody, RigidShape, Scene, Settings, Site, Solver,
 };
+use usdsim_core::{BodyId, FrameId, RigidId};
 
 const G: f32 = 9.81;
 
@@ -92,9 +93,9 @@ fn hang_point_mass(mut bodies: Vec<Body>, site: Site, start: Vec3, stiffness: f3
     let b = bodies.len();
     bodies.push(point_mass(start, m));
     let damping = if stiffness.is_finite() { 2.0 * (stiffness * m).sqrt() } else { 0.0 };
-    let att = Attachment { a: Site::Vertex { body: b, vertex: 0 }, b: site, stiffness, damping };
+    let att = Attachment { a: Site::Vertex { body: BodyId(b), vertex: 0 }, b: site, stiffness, damping };
     let solver = run(scene(bodies, vec![att]), 72);
-    solver.positions(b)[0]
+    solver.positions(BodyId(b))[0]
 }
 
 /// Hard: the mass sits on `target`; soft: `m·g/k` below it, for two stiffnesses.
@@ -113,25 +114,25 @@ fn check_hard_and_soft(bodies: Vec<Body>, site: Site, target: Vec3) {
 #[test]
 fn vertex_to_static_frame_hard_and_soft() {
     let target = Vec3::new(0.3, -0.2, 1.0);
-    check_hard_and_soft(vec![], Site::Frame { frame: 0, local: target }, target);
+    check_hard_and_soft(vec![], Site::Frame { frame: FrameId(0), local: target }, target);
 }
 
 #[test]
 fn vertex_to_vertex_hard_and_soft() {
-    check_hard_and_soft(vec![fixed_triangle()], Site::Vertex { body: 0, vertex: 1 }, Vec3::X);
+    check_hard_and_soft(vec![fixed_triangle()], Site::Vertex { body: BodyId(0), vertex: 1 }, Vec3::X);
 }
 
 #[test]
 fn vertex_to_triangle_with_normal_offset() {
     // u·v0 + v·v1 + (1−u−v)·v2 = (0.5, 0.3, 0) on this triangle, lifted 0.2 along +z.
-    let site = Site::Triangle { body: 0, triangle: 0, uv: [0.2, 0.5], normal_offset: 0.2 };
+    let site = Site::Triangle { body: BodyId(0), triangle: 0, uv: [0.2, 0.5], normal_offset: 0.2 };
     check_hard_and_soft(vec![fixed_triangle()], site, Vec3::new(0.5, 0.3, 0.2));
 }
 
 #[test]
 fn vertex_to_tetrahedron() {
     // 0.1·v0 + 0.2·v1 + 0.3·v2 + 0.4·v3.
-    let site = Site::Tet { body: 0, tet: 0, coords: [0.1, 0.2, 0.3] };
+    let site = Site::Tet { body: BodyId(0), tet: 0, coords: [0.1, 0.2, 0.3] };
     check_hard_and_soft(vec![fixed_tet()], site, Vec3::new(0.2, 0.3, 0.4));
 }
 
@@ -159,12 +160,12 @@ fn triangle_to_triangle_and_tet_to_frame() {
     let target = Vec3::new(0.4, 0.3, 0.0);
     for stiffness in [f32::INFINITY, 100.0] {
         // TriTri: the free triangle's centroid on the fixed triangle's point (0.4, 0.3, 0).
-        let a = Site::Triangle { body: 1, triangle: 0, uv: [third, third], normal_offset: 0.0 };
-        let b = Site::Triangle { body: 0, triangle: 0, uv: [0.3, 0.4], normal_offset: 0.0 };
+        let a = Site::Triangle { body: BodyId(1), triangle: 0, uv: [third, third], normal_offset: 0.0 };
+        let b = Site::Triangle { body: BodyId(0), triangle: 0, uv: [0.3, 0.4], normal_offset: 0.0 };
         let damping = if stiffness.is_finite() { 2.0 * (stiffness * 0.3f32).sqrt() } else { 0.0 };
         let att = Attachment { a, b, stiffness, damping };
         let solver = run(scene(vec![fixed_triangle(), free_triangle(0.0)], vec![att]), 72);
-        let c = centroid(solver.positions(1));
+        let c = centroid(solver.positions(BodyId(1)));
         let expected = if stiffness.is_finite() { 0.3 * G / stiffness } else { 0.0 };
         assert!((target.z - c.z - expected).abs() < 0.02 * expected + 1e-4, "TriTri k={stiffness}: {c}");
 
@@ -175,10 +176,10 @@ fn triangle_to_triangle_and_tet_to_frame() {
         tet.positions.iter_mut().for_each(|p| *p = *p * 0.1 + target);
         tet.rest_points = tet.positions.clone();
         let frame_point = target + Vec3::splat(0.025);
-        let a = Site::Tet { body: 0, tet: 0, coords: [0.25; 3] };
-        let att = Attachment { a, b: Site::Frame { frame: 0, local: frame_point }, stiffness, damping };
+        let a = Site::Tet { body: BodyId(0), tet: 0, coords: [0.25; 3] };
+        let att = Attachment { a, b: Site::Frame { frame: FrameId(0), local: frame_point }, stiffness, damping };
         let solver = run(scene(vec![tet], vec![att]), 72);
-        let c = centroid(solver.positions(0));
+        let c = centroid(solver.positions(BodyId(0)));
         assert!((frame_point.z - c.z - expected).abs() < 0.02 * expected + 1e-4, "TetXform k={stiffness}: {c}");
         assert!(Vec3::new(c.x - frame_point.x, c.y - frame_point.y, 0.0).length() < 1e-3);
     }
@@ -214,8 +215,8 @@ fn cloth_pinned_at_two_corners_keeps_them_exactly_on_target() {
         .iter()
         .zip(&targets)
         .map(|(&v, &t)| Attachment {
-            a: Site::Vertex { body: 0, vertex: v },
-            b: Site::Frame { frame: 0, local: t },
+            a: Site::Vertex { body: BodyId(0), vertex: v },
+            b: Site::Frame { frame: FrameId(0), local: t },
             stiffness: f32::INFINITY,
             damping: 0.0,
         })
@@ -224,7 +225,7 @@ fn cloth_pinned_at_two_corners_keeps_them_exactly_on_target() {
     let mut lowest = f32::MAX;
     for _ in 0..48 {
         solver.step_frame();
-        let p = solver.positions(0);
+        let p = solver.positions(BodyId(0));
         for (&v, &t) in corners.iter().zip(&targets) {
             assert_eq!(p[v as usize], t, "pinned corner {v} moved");
         }
@@ -240,8 +241,8 @@ fn vertices_follow_an_animated_frame() {
     let body = cloth(n, 0.5, Vec3::ZERO);
     let attachments = (0..=n)
         .map(|v| Attachment {
-            a: Site::Vertex { body: 0, vertex: v },
-            b: Site::Frame { frame: 0, local: Vec3::new(v as f32 * 0.125, 0.0, 0.0) },
+            a: Site::Vertex { body: BodyId(0), vertex: v },
+            b: Site::Frame { frame: FrameId(0), local: Vec3::new(v as f32 * 0.125, 0.0, 0.0) },
             stiffness: f32::INFINITY,
             damping: 0.0,
         })
@@ -250,11 +251,11 @@ fn vertices_follow_an_animated_frame() {
     for frame in 1..=24 {
         let t = frame as f32 / 24.0;
         let m = Mat4::from_rotation_translation(Quat::from_rotation_z(t), Vec3::new(t, 0.5 * t, 0.2 * t));
-        solver.set_frame_target(0, m).unwrap();
+        solver.set_frame_target(FrameId(0), m).unwrap();
         solver.step_frame();
         for v in 0..=n {
             let expected = m.transform_point3(Vec3::new(v as f32 * 0.125, 0.0, 0.0));
-            assert!(solver.positions(0)[v as usize].distance(expected) < 1e-5, "frame {frame}, vertex {v}");
+            assert!(solver.positions(BodyId(0))[v as usize].distance(expected) < 1e-5, "frame {frame}, vertex {v}");
         }
     }
 }
@@ -273,12 +274,12 @@ fn free_falling_rigid_box_matches_half_g_t_squared() {
     let mut s = scene(vec![], vec![]);
     s.rigid_bodies = vec![box_body(Vec3::new(0.0, 0.0, 10.0), 0.1)];
     let solver = run(s, 24);
-    let (p, _) = solver.rigid_pose(0);
+    let (p, _) = solver.rigid_pose(RigidId(0));
     let fall = 10.0 - p.z;
     let expected = 0.5 * G * 1.0;
     // Semi-implicit Euler at dt = 1/480 s overshoots by about dt/t.
     assert!((fall / expected - 1.0).abs() < 0.01, "fell {fall}, expected {expected}");
-    assert!((solver.rigid_mass(0) - 8.0).abs() < 1e-3, "0.2³ m³ · 1000 kg/m³");
+    assert!((solver.rigid_mass(RigidId(0)) - 8.0).abs() < 1e-3, "0.2³ m³ · 1000 kg/m³");
 }
 
 #[test]
@@ -293,7 +294,7 @@ fn rigid_box_rests_on_the_ground() {
     }];
     s.rigid_bodies = vec![box_body(Vec3::new(0.0, 0.0, 0.5), 0.1)];
     let solver = run(s, 48);
-    let (p, _) = solver.rigid_pose(0);
+    let (p, _) = solver.rigid_pose(RigidId(0));
     assert!((p.z - 0.1).abs() < 0.01, "box centre at {p}");
 }
 
@@ -306,8 +307,8 @@ fn cloth_attached_to_a_box_pulls_on_the_box() {
     let mut attachments: Vec<Attachment> = [0u32, n]
         .iter()
         .map(|&v| Attachment {
-            a: Site::Vertex { body: 0, vertex: v },
-            b: Site::Frame { frame: 0, local: body.positions[v as usize] },
+            a: Site::Vertex { body: BodyId(0), vertex: v },
+            b: Site::Frame { frame: FrameId(0), local: body.positions[v as usize] },
             stiffness: f32::INFINITY,
             damping: 0.0,
         })
@@ -317,8 +318,8 @@ fn cloth_attached_to_a_box_pulls_on_the_box() {
     for v in edge..=edge + n {
         let local = body.positions[v as usize] - box_at;
         attachments.push(Attachment {
-            a: Site::Vertex { body: 0, vertex: v },
-            b: Site::Rigid { rigid: 0, local },
+            a: Site::Vertex { body: BodyId(0), vertex: v },
+            b: Site::Rigid { rigid: RigidId(0), local },
             stiffness: f32::INFINITY,
             damping: 0.0,
         });
@@ -328,14 +329,14 @@ fn cloth_attached_to_a_box_pulls_on_the_box() {
     rb.mass = Some(0.5);
     s.rigid_bodies = vec![rb];
     let solver = run(s, 24);
-    let (p, _) = solver.rigid_pose(0);
+    let (p, _) = solver.rigid_pose(RigidId(0));
     let fall = box_at.z - p.z;
     assert!(fall < 1.0, "the box fell {fall} m: the cloth did not hold it");
     assert!(fall > 0.05, "the box did not move ({fall} m)");
     // The box hangs below the cloth's pinned edge, pulled towards it (y decreases).
     assert!(p.y < box_at.y - 0.1, "the cloth did not pull the box towards the pins: {p}");
     // The attached vertices sit on the box.
-    let (p, q) = solver.rigid_pose(0);
-    let cloth_edge = solver.positions(0)[(edge + n / 2) as usize];
+    let (p, q) = solver.rigid_pose(RigidId(0));
+    let cloth_edge = solver.positions(BodyId(0))[(edge + n / 2) as usize];
     assert!(cloth_edge.distance(p + q * Vec3::new(0.0, 0.0, 0.05)) < 2e-3);
 }

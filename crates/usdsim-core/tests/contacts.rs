@@ -7,6 +7,7 @@ use usdsim_core::{
     grid, Body, Collider, ColliderShape, CollisionFilter, CollisionObject, ElementFilter, Material, Pin, Scene,
     Settings, Solver,
 };
+use usdsim_core::{BodyId, ColliderId};
 
 const G: f32 = 9.81;
 
@@ -78,7 +79,7 @@ fn intersections(
 ) -> Vec<((usize, usize), (usize, usize))> {
     let mut tris = Vec::new();
     for (b, body) in bodies.iter().enumerate() {
-        let x = solver.positions(b);
+        let x = solver.positions(BodyId(b));
         for (i, t) in usdsim_core::surface_triangles(body).iter().enumerate() {
             let p = t.map(|k| x[k as usize].as_dvec3());
             let lo = p[0].min(p[1]).min(p[2]);
@@ -203,8 +204,8 @@ fn a_pile_of_jelly_cubes_never_interpenetrates() {
                 if a == b {
                     continue;
                 }
-                let xb = solver.positions(b);
-                for (i, p) in solver.positions(a).iter().enumerate() {
+                let xb = solver.positions(BodyId(b));
+                for (i, p) in solver.positions(BodyId(a)).iter().enumerate() {
                     for t in &bb.tets {
                         let tet = t.map(|k| xb[k as usize].as_dvec3());
                         assert!(
@@ -229,7 +230,7 @@ fn trampoline(filter: impl Fn(&Body) -> CollisionFilter) -> (Scene, Vec<u32>) {
     let pins = (0..n * n)
         .filter(|i| i % n == 0 || i % n == n - 1 || i / n == 0 || i / n == n - 1)
         .map(|i| Pin {
-            body: 0,
+            body: BodyId(0),
             vertex: i,
             target: tramp.positions[i as usize],
             stiffness: f32::INFINITY,
@@ -265,7 +266,7 @@ fn an_element_filter_lets_exactly_the_filtered_triangles_pass() {
             .map(|(k, _)| k as u32)
             .collect();
         let filter = ElementFilter::from_counts(
-            [CollisionObject::Body(1), CollisionObject::Body(0)],
+            [CollisionObject::Body(BodyId(1)), CollisionObject::Body(BodyId(0))],
             [&[left.len() as u32], &[0]],
             [&left, &[]],
         )
@@ -286,8 +287,8 @@ fn an_element_filter_lets_exactly_the_filtered_triangles_pass() {
         assert!(hits.is_empty(), "frame {frame}: {hits:?}");
     }
     // The left half went through the trampoline, the right half stayed on it.
-    let x = solver.positions(1);
-    let tramp_z = solver.positions(0).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+    let x = solver.positions(BodyId(1));
+    let tramp_z = solver.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::MAX, f32::min);
     let (mut below, mut above) = (0, 0);
     for (i, p) in drop.positions.iter().enumerate() {
         if p.x < -0.07 {
@@ -317,12 +318,12 @@ fn a_filtered_pair_falls_through_the_collider_the_other_cloth_stays() {
         friction: 0.5,
     };
     let mut sc = scene(vec![a, b], vec![slab, ground()]);
-    sc.collision.pairs.push([CollisionObject::Body(0), CollisionObject::Collider(0)]);
+    sc.collision.pairs.push([CollisionObject::Body(BodyId(0)), CollisionObject::Collider(ColliderId(0))]);
     let mut solver = Solver::new(sc, settings()).unwrap();
     for _ in 0..24 {
         solver.step_frame();
     }
-    let max_z = |k: usize| solver.positions(k).iter().map(|p| p.z).fold(f32::MIN, f32::max);
+    let max_z = |k: usize| solver.positions(BodyId(k)).iter().map(|p| p.z).fold(f32::MIN, f32::max);
     assert!(max_z(0) < 0.05, "the filtered cloth should lie on the ground, top at {}", max_z(0));
     assert!(max_z(1) > 0.34, "the unfiltered cloth should lie on the slab, top at {}", max_z(1));
 }
@@ -333,14 +334,14 @@ fn filtered_bodies_pass_through_each_other() {
     let mut b = cube("/b", Vec3::new(-0.1, -0.1, 0.0), 0.1, 2);
     b.kinematic = true;
     let mut sc = scene(vec![a.clone(), b.clone()], vec![ground()]);
-    sc.collision.pairs.push([CollisionObject::Body(0), CollisionObject::Body(1)]);
+    sc.collision.pairs.push([CollisionObject::Body(BodyId(0)), CollisionObject::Body(BodyId(1))]);
     let mut solver = Solver::new(sc, settings()).unwrap();
     let mut stopped = Solver::new(scene(vec![a, b], vec![ground()]), settings()).unwrap();
     for _ in 0..24 {
         solver.step_frame();
         stopped.step_frame();
     }
-    let max_z = |s: &Solver| s.positions(0).iter().map(|p| p.z).fold(f32::MIN, f32::max);
+    let max_z = |s: &Solver| s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::MIN, f32::max);
     assert!(max_z(&solver) < 0.02, "filtered: the cloth should reach the ground, top at {}", max_z(&solver));
     assert!(max_z(&stopped) > 0.099, "unfiltered: the cloth should drape over the cube, top at {}", max_z(&stopped));
 }
@@ -386,20 +387,21 @@ fn comes_to_rest_stacked(count: usize, frames: u32) -> Result<(), String> {
     }
     let mut problems = Vec::new();
     for b in 0..count {
-        let (i, v) = solver.velocities(b).iter().map(|v| v.length()).enumerate().fold((0, 0.0f32), |m, (i, v)| {
-            if v > m.1 {
-                (i, v)
-            } else {
-                m
-            }
-        });
+        let (i, v) =
+            solver.velocities(BodyId(b)).iter().map(|v| v.length()).enumerate().fold((0, 0.0f32), |m, (i, v)| {
+                if v > m.1 {
+                    (i, v)
+                } else {
+                    m
+                }
+            });
         if v >= REST_SPEED {
             problems.push(format!("cube {b}: vertex {i} still moves at {v:.4} m/s"));
         }
         for o in (0..count).filter(|&o| o != b) {
-            let xo = solver.positions(o);
+            let xo = solver.positions(BodyId(o));
             let inside = solver
-                .positions(b)
+                .positions(BodyId(b))
                 .iter()
                 .filter(|p| tets[o].iter().any(|t| inside_tet(p.as_dvec3(), t.map(|k| xo[k as usize].as_dvec3()), 0.0)))
                 .count();
@@ -408,7 +410,7 @@ fn comes_to_rest_stacked(count: usize, frames: u32) -> Result<(), String> {
             }
         }
         if b > 0 {
-            let (c, below) = (solver.centre_of_mass(b), solver.centre_of_mass(b - 1));
+            let (c, below) = (solver.centre_of_mass(BodyId(b)), solver.centre_of_mass(BodyId(b - 1)));
             let off = (c - below).truncate().length();
             if off > 0.05 || c.z - below.z < 0.15 {
                 problems.push(format!("cube {b} (centre {c}) is no longer on cube {} (centre {below})", b - 1));
@@ -466,7 +468,7 @@ fn a_coarse_cloth_draped_over_a_solid_never_intersects_it() {
 fn energy(solver: &Solver) -> f64 {
     (0..solver.body_count())
         .map(|b| {
-            let (x, v, m) = (solver.positions(b), solver.velocities(b), solver.masses(b));
+            let (x, v, m) = (solver.positions(BodyId(b)), solver.velocities(BodyId(b)), solver.masses(BodyId(b)));
             (0..x.len())
                 .map(|i| m[i] as f64 * (0.5 * v[i].length_squared() as f64 + G as f64 * x[i].z as f64))
                 .sum::<f64>()

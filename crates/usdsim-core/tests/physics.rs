@@ -1,6 +1,7 @@
 //! Physics checked against physics: analytic solutions, conservation and invariants.
 
 use glam::{UVec3, Vec3};
+use usdsim_core::BodyId;
 use usdsim_core::{grid, BendDefault, Body, BodyKind, Collider, ColliderShape, Material, Pin, Scene, Settings, Solver};
 
 const G: f32 = 9.81;
@@ -55,14 +56,14 @@ fn free_fall_matches_half_g_t_squared() {
         let scene = Scene { gravity, bodies: vec![body], ..Default::default() };
         let s = settings(24.0);
         let mut solver = Solver::new(scene, s).unwrap();
-        let c0 = solver.centre_of_mass(0);
+        let c0 = solver.centre_of_mass(BodyId(0));
         let frames = 24;
         for _ in 0..frames {
             solver.step_frame();
         }
         let t = frames as f32 * s.frame_dt;
         let dt = s.frame_dt / s.substeps as f32;
-        let fall = solver.centre_of_mass(0) - c0;
+        let fall = solver.centre_of_mass(BodyId(0)) - c0;
         let exact = 0.5 * gravity * t * t;
         // Symplectic Euler's displacement is ½g·t·(t + dt): first-order in dt.
         let err = (fall - exact).length();
@@ -70,7 +71,7 @@ fn free_fall_matches_half_g_t_squared() {
         let discrete = 0.5 * gravity * t * (t + dt);
         assert!((fall - discrete).length() < 1e-3 * gravity.length(), "integrator drift: {fall} vs {discrete}");
         // A free-falling body does not deform.
-        for (p, q) in solver.positions(0).iter().zip(&start) {
+        for (p, q) in solver.positions(BodyId(0)).iter().zip(&start) {
             assert!((*p - *q - fall).length() < 1e-4 * gravity.length().max(1.0), "body deformed in free fall");
         }
     }
@@ -80,19 +81,19 @@ fn free_fall_matches_half_g_t_squared() {
 fn total_mass_is_density_times_rest_volume() {
     let body = volume_body(Vec3::ZERO, Vec3::new(1.0, 0.5, 0.2), UVec3::new(4, 3, 2), material(1e5, 0.3, 800.0));
     let solver = Solver::new(Scene { bodies: vec![body.clone()], ..Default::default() }, Settings::default()).unwrap();
-    assert!((solver.body_mass(0) - 80.0).abs() < 1e-3, "mass {}", solver.body_mass(0));
+    assert!((solver.body_mass(BodyId(0)) - 80.0).abs() < 1e-3, "mass {}", solver.body_mass(BodyId(0)));
 
     let mut heavy = body;
     heavy.mass_override = Some(5.0);
     let solver = Solver::new(Scene { bodies: vec![heavy], ..Default::default() }, Settings::default()).unwrap();
-    assert!((solver.body_mass(0) - 5.0).abs() < 1e-4);
+    assert!((solver.body_mass(BodyId(0)) - 5.0).abs() < 1e-4);
 
     let mut mat = material(1e5, 0.3, 200.0);
     mat.thickness = 0.002;
     let cloth = cloth_body(Vec3::ZERO, 2.0, 9, mat);
     let solver = Solver::new(Scene { bodies: vec![cloth], ..Default::default() }, Settings::default()).unwrap();
     // 2 m × 2 m × 2 mm × 200 kg/m³ = 1.6 kg
-    assert!((solver.body_mass(0) - 1.6).abs() < 1e-4, "cloth mass {}", solver.body_mass(0));
+    assert!((solver.body_mass(BodyId(0)) - 1.6).abs() < 1e-4, "cloth mass {}", solver.body_mass(BodyId(0)));
 }
 
 #[test]
@@ -115,13 +116,13 @@ fn cube_dropped_on_ground_comes_to_rest_without_penetrating() {
     let mut lowest = f32::MAX;
     for _ in 0..96 {
         solver.step_frame();
-        let min_z = solver.positions(0).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+        let min_z = solver.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::MAX, f32::min);
         lowest = lowest.min(min_z);
     }
     assert!(lowest > -2e-3, "penetrated the ground by {}", -lowest);
-    let max_speed = solver.velocities(0).iter().map(|v| v.length()).fold(0.0, f32::max);
+    let max_speed = solver.velocities(BodyId(0)).iter().map(|v| v.length()).fold(0.0, f32::max);
     assert!(max_speed < 0.05, "still moving at {max_speed} m/s after 4 s");
-    let com = solver.centre_of_mass(0);
+    let com = solver.centre_of_mass(BodyId(0));
     // At rest the centre sits near half the height, lowered by self-weight compression
     // ρgL²/(2E)/2 ≈ 3 mm.
     assert!((com.z - 0.25).abs() < 0.01, "centre of mass at {com}");
@@ -152,11 +153,11 @@ fn cloth_draped_on_sphere_never_enters_it() {
     let mut solver = Solver::new(scene, Settings { contact_offset: 0.005, ..settings(24.0) }).unwrap();
     for frame in 0..48 {
         solver.step_frame();
-        let closest = solver.positions(0).iter().map(|p| p.length()).fold(f32::MAX, f32::min);
+        let closest = solver.positions(BodyId(0)).iter().map(|p| p.length()).fold(f32::MAX, f32::min);
         assert!(closest >= radius, "frame {frame}: a vertex is {} inside the sphere", radius - closest);
     }
     // It did drape: the centre rests on top of the sphere and the corners hang below it.
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let centre = p[12 * 24 + 12];
     assert!((centre.z - radius).abs() < 0.03, "centre at {centre}");
     assert!(p[0].z < 0.2, "corner did not fall: {}", p[0]);
@@ -175,7 +176,7 @@ fn hanging_bar_stretches_like_linear_elasticity() {
         .iter()
         .enumerate()
         .filter(|(_, p)| p.z > -1e-6)
-        .map(|(i, p)| Pin { body: 0, vertex: i as u32, target: *p, stiffness: f32::INFINITY, damping: 0.0 })
+        .map(|(i, p)| Pin { body: BodyId(0), vertex: i as u32, target: *p, stiffness: f32::INFINITY, damping: 0.0 })
         .collect();
     assert_eq!(pins.len(), 9);
     let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
@@ -191,7 +192,7 @@ fn hanging_bar_stretches_like_linear_elasticity() {
     for _ in 0..120 {
         solver.step_frame();
     }
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     for pin in &pins {
         assert_eq!(p[pin.vertex as usize], pin.target, "a hard pin moved");
     }
@@ -222,7 +223,7 @@ fn standing_bar_compresses_like_linear_elasticity() {
     for _ in 0..120 {
         solver.step_frame();
     }
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let shortening = l - top.iter().map(|&i| p[i].z).sum::<f32>() / top.len() as f32;
     let expected = rho * G * l * l / (2.0 * e);
     let rel = (shortening - expected).abs() / expected;
@@ -260,7 +261,11 @@ fn results_do_not_depend_on_thread_count() {
             for _ in 0..12 {
                 solver.step_frame();
             }
-            (solver.positions(0).to_vec(), solver.positions(1).to_vec(), solver.velocities(0).to_vec())
+            (
+                solver.positions(BodyId(0)).to_vec(),
+                solver.positions(BodyId(1)).to_vec(),
+                solver.velocities(BodyId(0)).to_vec(),
+            )
         })
     };
     let one = run(1);
@@ -309,8 +314,13 @@ fn book(rest: Vec<Vec3>, default: BendDefault, overrides: Vec<([u32; 2], f32)>) 
         bend_overrides: overrides,
         ..Body::new("/book", BodyKind::Surface, Vec::new(), mat)
     };
-    let pins =
-        (0..3).map(|v| Pin { body: 0, vertex: v, target: flat[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
+    let pins = (0..3).map(|v| Pin {
+        body: BodyId(0),
+        vertex: v,
+        target: flat[v as usize],
+        stiffness: f32::INFINITY,
+        damping: 0.0,
+    });
     let scene = Scene {
         gravity: Vec3::ZERO,
         bodies: vec![body],
@@ -331,25 +341,25 @@ fn bending_settles_at_the_rest_angle() {
     // Flat default: a flat book stays flat.
     let flat = vec![Vec3::ZERO, Vec3::X, Vec3::new(0.5, 1.0, 0.0), Vec3::new(0.5, -1.0, 0.0)];
     let solver = book(flat.clone(), BendDefault::Flat, vec![]);
-    assert!(book_angle(solver.positions(0)) < 0.01);
+    assert!(book_angle(solver.positions(BodyId(0))) < 0.01);
 
     // Rest-shape default: the rest shape is folded by 60°, the flat start folds to match.
     let fold = 60f32.to_radians();
     let mut folded = flat.clone();
     folded[3] = Vec3::new(0.5, -fold.cos(), fold.sin());
     let solver = book(folded.clone(), BendDefault::RestShape, vec![]);
-    let angle = book_angle(solver.positions(0));
+    let angle = book_angle(solver.positions(BodyId(0)));
     assert!((angle - fold).abs() < 0.02, "rest shape folded by 60°, simulation settled at {}°", angle.to_degrees());
     // ... towards the same side as the rest shape.
-    assert!(solver.positions(0)[3].z > 0.5);
+    assert!(solver.positions(BodyId(0))[3].z > 0.5);
 
     // An explicit rest angle overrides the default and uses the same sign convention as
     // rest shapes: the angle the rest-shape default measured for the fold above.
     let measured = usdsim_core_angle(&folded);
     let solver = book(flat, BendDefault::Flat, vec![([1, 0], measured)]);
-    let angle = book_angle(solver.positions(0));
+    let angle = book_angle(solver.positions(BodyId(0)));
     assert!((angle - fold).abs() < 0.02, "explicit 60° rest angle settled at {}°", angle.to_degrees());
-    assert!(solver.positions(0)[3].z > 0.5);
+    assert!(solver.positions(BodyId(0))[3].z > 0.5);
 }
 
 /// The signed angle the rest-shape default assigns to the book's hinge.
@@ -378,7 +388,13 @@ fn hanging_cloth_strip_stretches_like_linear_elasticity() {
     body.triangles = tris;
     let pins: Vec<Pin> = (0..body.positions.len())
         .filter(|&i| body.positions[i].z > -1e-6)
-        .map(|i| Pin { body: 0, vertex: i as u32, target: body.positions[i], stiffness: f32::INFINITY, damping: 0.0 })
+        .map(|i| Pin {
+            body: BodyId(0),
+            vertex: i as u32,
+            target: body.positions[i],
+            stiffness: f32::INFINITY,
+            damping: 0.0,
+        })
         .collect();
     let bottom: Vec<usize> = (0..body.positions.len()).filter(|&i| body.positions[i].z < -l + 1e-6).collect();
     let scene = Scene {
@@ -393,7 +409,7 @@ fn hanging_cloth_strip_stretches_like_linear_elasticity() {
     for _ in 0..120 {
         solver.step_frame();
     }
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let stretch = -l - bottom.iter().map(|&i| p[i].z).sum::<f32>() / bottom.len() as f32;
     let expected = rho * G * l * l / (2.0 * e);
     let rel = (stretch - expected).abs() / expected;
@@ -472,7 +488,7 @@ fn no_collider_kind_lets_a_falling_body_through() {
         let mut deepest = f32::MAX;
         for _ in 0..36 {
             solver.step_frame();
-            for p in solver.positions(0) {
+            for p in solver.positions(BodyId(0)) {
                 deepest = deepest.min(signed_distance(&shape, centre, *p));
             }
         }

@@ -3,6 +3,7 @@
 //! Per-tet and per-hinge flow are unit-tested in `src/plasticity.rs`.
 
 use glam::{UVec3, Vec3};
+use usdsim_core::BodyId;
 use usdsim_core::{grid, Body, BodyKind, Material, Plasticity, Scene, Settings, Solver};
 
 const PLASTIC: Plasticity = Plasticity { yield_ratio: 1.01, rate: 0.5, max_strain: Some(0.05) };
@@ -34,11 +35,11 @@ fn a_free_falling_plastic_body_keeps_its_rest_shape() {
     // Rigid motion never yields: rest shapes are bit-for-bit unchanged.
     let scene = Scene { gravity: Vec3::new(0.0, 0.0, -9.81), bodies: vec![body(Some(PLASTIC))], ..Scene::default() };
     let mut solver = Solver::new(scene, Settings::default()).unwrap();
-    let before: Vec<_> = (0..6).map(|t| solver.rest_edges(0, t)).collect();
+    let before: Vec<_> = (0..6).map(|t| solver.rest_edges(BodyId(0), t)).collect();
     for _ in 0..30 {
         solver.step_frame();
     }
-    let after: Vec<_> = (0..6).map(|t| solver.rest_edges(0, t)).collect();
+    let after: Vec<_> = (0..6).map(|t| solver.rest_edges(BodyId(0), t)).collect();
     assert_eq!(before, after);
 }
 
@@ -64,7 +65,7 @@ fn cantilever(plastic: Option<Plasticity>) -> Scene {
     let pins = (0..ny)
         .flat_map(|j| [j * nx, j * nx + 1])
         .map(|v| usdsim_core::Pin {
-            body: 0,
+            body: BodyId(0),
             vertex: v,
             target: points[v as usize],
             stiffness: f32::INFINITY,
@@ -87,7 +88,7 @@ fn stiff_settings() -> Settings {
 /// half second) and after unloading (the last window).
 fn load_and_unload(plastic: Option<Plasticity>) -> (Solver, f32, f32) {
     let mut solver = Solver::new(cantilever(plastic), stiff_settings()).unwrap();
-    let tip = |s: &Solver| s.positions(0)[TIP as usize].z;
+    let tip = |s: &Solver| s.positions(BodyId(0))[TIP as usize].z;
     let mut loaded = 0.0;
     for f in 0..36 {
         solver.step_frame();
@@ -95,7 +96,7 @@ fn load_and_unload(plastic: Option<Plasticity>) -> (Solver, f32, f32) {
             loaded += tip(&solver) / 12.0;
         }
     }
-    solver.set_gravity(0, Vec3::ZERO);
+    solver.set_gravity(BodyId(0), Vec3::ZERO);
     let mut unloaded = 0.0;
     for f in 0..60 {
         solver.step_frame();
@@ -113,7 +114,7 @@ fn a_shell_bent_below_its_yield_springs_back_exactly() {
     let (solver, loaded, unloaded) = load_and_unload(Some(elastic));
     assert!(loaded < -0.01, "the shell barely sagged: {loaded}");
     assert!(unloaded.abs() < 0.15 * loaded.abs(), "sagged {loaded}, swings about {unloaded} after unloading");
-    assert!(solver.rest_bend_angles(0).iter().all(|&(_, a)| a == 0.0), "a rest angle moved");
+    assert!(solver.rest_bend_angles(BodyId(0)).iter().all(|&(_, a)| a == 0.0), "a rest angle moved");
 }
 
 #[test]
@@ -123,7 +124,7 @@ fn a_shell_bent_past_its_yield_stays_bent() {
     let (solver, loaded, unloaded) = load_and_unload(Some(plastic));
     assert!(loaded < -0.01, "the shell barely sagged: {loaded}");
     assert!(unloaded < 0.7 * loaded, "sagged {loaded}, sprang back to {unloaded}");
-    let bent = solver.rest_bend_angles(0).iter().filter(|&&(_, a)| a.abs() > 1e-3).count();
+    let bent = solver.rest_bend_angles(BodyId(0)).iter().filter(|&&(_, a)| a.abs() > 1e-3).count();
     assert!(bent > 0, "no rest angle changed");
 
     // The rest angles are the whole plastic state: a solver built from the final
@@ -132,16 +133,21 @@ fn a_shell_bent_past_its_yield_stays_bent() {
     let mut resumed_scene = cantilever(Some(plastic));
     resumed_scene.gravity = Vec3::ZERO;
     let body = &mut resumed_scene.bodies[0];
-    body.positions = solver.positions(0).to_vec();
-    body.velocities = solver.velocities(0).to_vec();
-    body.bend_overrides = solver.rest_bend_angles(0);
+    body.positions = solver.positions(BodyId(0)).to_vec();
+    body.velocities = solver.velocities(BodyId(0)).to_vec();
+    body.bend_overrides = solver.rest_bend_angles(BodyId(0));
     let mut resumed = Solver::new(resumed_scene, stiff_settings()).unwrap();
     let mut original = solver;
     for _ in 0..24 {
         original.step_frame();
         resumed.step_frame();
     }
-    let worst = original.positions(0).iter().zip(resumed.positions(0)).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    let worst = original
+        .positions(BodyId(0))
+        .iter()
+        .zip(resumed.positions(BodyId(0)))
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0, f32::max);
     assert!(worst < 1e-4, "resumed run drifted by {worst}");
 }
 
@@ -162,7 +168,7 @@ fn tet_cantilever(plastic: Plasticity) -> (Scene, usize) {
         .enumerate()
         .filter(|(_, p)| p.x < 1e-6)
         .map(|(v, p)| usdsim_core::Pin {
-            body: 0,
+            body: BodyId(0),
             vertex: v as u32,
             target: *p,
             stiffness: f32::INFINITY,
@@ -183,10 +189,10 @@ fn bend_tet_bar(plastic: Plasticity) -> (Solver, f32, f32) {
     let (mut loaded, mut unloaded) = (0.0, 0.0);
     for f in 0..108 {
         if f == 48 {
-            solver.set_gravity(0, Vec3::ZERO);
+            solver.set_gravity(BodyId(0), Vec3::ZERO);
         }
         solver.step_frame();
-        let z = solver.positions(0)[tip].z;
+        let z = solver.positions(BodyId(0))[tip].z;
         if (24..48).contains(&f) {
             loaded += z / 24.0;
         } else if f >= 60 {
@@ -207,7 +213,7 @@ fn a_tet_bar_bent_below_its_yield_springs_back_exactly() {
     for (t, re) in b.rest_elements.iter().enumerate() {
         let r = re.map(|i| b.rest_points[i as usize]);
         let authored = glam::Mat3::from_cols(r[1] - r[0], r[2] - r[0], r[3] - r[0]);
-        assert!(solver.rest_edges(0, t).abs_diff_eq(authored, 1e-6), "tet {t}'s rest shape moved");
+        assert!(solver.rest_edges(BodyId(0), t).abs_diff_eq(authored, 1e-6), "tet {t}'s rest shape moved");
     }
 }
 
@@ -227,7 +233,7 @@ fn a_tet_bar_bent_past_its_yield_stays_bent() {
 /// cell's height is the mean z-extent of its six tets' rest shapes (every tet of the
 /// Kuhn split spans its cell's full height), and the bar's is the sum.
 fn rest_length(solver: &Solver, cells: usize) -> f32 {
-    let rest = solver.rest_shape(0);
+    let rest = solver.rest_shape(BodyId(0));
     let per_cell = rest.elements.len() / cells;
     rest.elements
         .iter()
@@ -242,7 +248,7 @@ fn rest_length(solver: &Solver, cells: usize) -> f32 {
 /// The smallest rest volume over the bar's tets divided by its original (signed, so an
 /// inverted rest element shows as negative).
 fn min_volume_ratio(solver: &Solver, original: &[f32]) -> f32 {
-    (0..original.len()).map(|t| solver.rest_edges(0, t).determinant() / original[t]).fold(f32::MAX, f32::min)
+    (0..original.len()).map(|t| solver.rest_edges(BodyId(0), t).determinant() / original[t]).fold(f32::MAX, f32::min)
 }
 
 #[test]
@@ -264,7 +270,7 @@ fn a_creeping_bar_lengthens_monotonically_and_stays_valid() {
     let pins = (0..body.positions.len() as u32)
         .filter(|&v| body.positions[v as usize].z > 2.0 - 1e-4)
         .map(|v| usdsim_core::Pin {
-            body: 0,
+            body: BodyId(0),
             vertex: v,
             target: body.positions[v as usize],
             stiffness: f32::INFINITY,
@@ -274,14 +280,17 @@ fn a_creeping_bar_lengthens_monotonically_and_stays_valid() {
     let scene = Scene { gravity: Vec3::new(0.0, 0.0, -9.81), bodies: vec![body], pins, ..Scene::default() };
     let mut solver = Solver::new(scene, Settings::default()).unwrap();
     let tets = solver.stats().tets;
-    let original: Vec<f32> = (0..tets).map(|t| solver.rest_edges(0, t).determinant()).collect();
+    let original: Vec<f32> = (0..tets).map(|t| solver.rest_edges(BodyId(0), t).determinant()).collect();
     let mut length = rest_length(&solver, cells);
     assert!((length - 1.0).abs() < 1e-5, "{length}");
     let mut lengths = vec![length];
     for frame in 1..=300 {
         solver.step_frame();
         let now = rest_length(&solver, cells);
-        assert!(now.is_finite() && solver.positions(0).iter().all(|p| p.is_finite()), "frame {frame}: not finite");
+        assert!(
+            now.is_finite() && solver.positions(BodyId(0)).iter().all(|p| p.is_finite()),
+            "frame {frame}: not finite"
+        );
         assert!(now >= length - 1e-6, "frame {frame}: rest length fell from {length} to {now}");
         let v = min_volume_ratio(&solver, &original);
         assert!(v > 0.5, "frame {frame}: a rest element's volume fell to {v} of its original");

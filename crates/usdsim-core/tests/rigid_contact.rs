@@ -6,6 +6,7 @@ use glam::{Quat, UVec3, Vec3};
 use usdsim_core::{
     grid, Body, Collider, ColliderShape, CollisionObject, Material, RigidBody, RigidShape, Scene, Settings, Solver,
 };
+use usdsim_core::{BodyId, RigidId};
 
 const G: f32 = 9.81;
 const OFFSET: f32 = 0.005;
@@ -53,15 +54,15 @@ fn box_distance(p: Vec3, (pos, rot): (Vec3, Quat), half: f32) -> f32 {
 
 /// Total linear momentum: rigid bodies' `m·v` plus every vertex's `m·v`.
 fn momentum(s: &Solver) -> Vec3 {
-    let mut p: Vec3 = (0..s.rigid_count()).map(|r| s.rigid_mass(r) * s.rigid_velocity(r).0).sum();
+    let mut p: Vec3 = (0..s.rigid_count()).map(|r| s.rigid_mass(RigidId(r)) * s.rigid_velocity(RigidId(r)).0).sum();
     for b in 0..s.body_count() {
-        p += s.masses(b).iter().zip(s.velocities(b)).map(|(&m, &v)| m * v).sum::<Vec3>();
+        p += s.masses(BodyId(b)).iter().zip(s.velocities(BodyId(b))).map(|(&m, &v)| m * v).sum::<Vec3>();
     }
     p
 }
 
 fn centre_velocity(s: &Solver, b: usize) -> Vec3 {
-    s.masses(b).iter().zip(s.velocities(b)).map(|(&m, &v)| m * v).sum::<Vec3>() / s.body_mass(b)
+    s.masses(BodyId(b)).iter().zip(s.velocities(BodyId(b))).map(|(&m, &v)| m * v).sum::<Vec3>() / s.body_mass(BodyId(b))
 }
 
 const BOX_HALF: f32 = 0.1;
@@ -84,23 +85,23 @@ fn a_jelly_cube_comes_to_rest_on_a_dynamic_box() {
     let mut s = Solver::new(cube_on_box(), settings()).unwrap();
     // Let the box settle on the ground alone while the cube falls.
     s.step_frame();
-    let (settled, _) = s.rigid_pose(0);
+    let (settled, _) = s.rigid_pose(RigidId(0));
     let mut worst = f32::INFINITY;
     let mut lowest_box = settled.z;
     for frame in 0..48 {
         s.step_frame();
-        let pose = s.rigid_pose(0);
-        for (i, &p) in s.positions(0).iter().enumerate() {
+        let pose = s.rigid_pose(RigidId(0));
+        for (i, &p) in s.positions(BodyId(0)).iter().enumerate() {
             let d = box_distance(p, pose, BOX_HALF);
             assert!(d > -0.5 * OFFSET, "frame {frame}: vertex {i} is {d} m inside the box");
             worst = worst.min(d);
         }
         lowest_box = lowest_box.min(pose.0.z);
     }
-    let (p, q) = s.rigid_pose(0);
-    let centre = s.centre_of_mass(0);
-    let speed = s.velocities(0).iter().map(|v| v.length()).fold(0.0, f32::max);
-    let bottom = s.positions(0).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
+    let (p, q) = s.rigid_pose(RigidId(0));
+    let centre = s.centre_of_mass(BodyId(0));
+    let speed = s.velocities(BodyId(0)).iter().map(|v| v.length()).fold(0.0, f32::max);
+    let bottom = s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
     println!(
         "closest vertex {worst:.5} m from the box; box settled at z = {:.5}, lowest {:.5}, now {p}; \
          cube bottom at {bottom:.5}, centre {centre}, fastest vertex {speed:.4} m/s",
@@ -143,13 +144,13 @@ fn a_thrown_box_hits_a_floating_cube_and_momentum_is_conserved() {
         let p = momentum(&s);
         worst = worst.max((p - p0).length() / p0.length());
         assert!((p - p0).length() < 1e-4 * p0.length(), "frame {frame}: momentum {p}, started {p0}");
-        let pose = s.rigid_pose(0);
-        for &x in s.positions(0) {
+        let pose = s.rigid_pose(RigidId(0));
+        for &x in s.positions(BodyId(0)) {
             assert!(box_distance(x, pose, BOX_HALF) > -0.5 * OFFSET, "frame {frame}: a vertex is inside the box");
         }
         touched |= centre_velocity(&s, 0).x > 0.1;
     }
-    let (vb, wb) = s.rigid_velocity(0);
+    let (vb, wb) = s.rigid_velocity(RigidId(0));
     let vc = centre_velocity(&s, 0);
     println!("largest relative momentum error {worst:e}; box {vb} (spin {wb}), cube {vc}");
     assert!(touched);
@@ -174,29 +175,29 @@ fn a_cloth_drapes_over_a_kinematic_sphere() {
     let mut worst = f32::INFINITY;
     for frame in 0..36 {
         s.step_frame();
-        for (i, p) in s.positions(0).iter().enumerate() {
+        for (i, p) in s.positions(BodyId(0)).iter().enumerate() {
             let d = p.length() - radius;
             assert!(d > 0.0, "frame {frame}: cloth vertex {i} is {d} m inside the sphere");
             worst = worst.min(d);
         }
     }
-    let lowest = s.positions(0).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
-    let top = s.positions(0)[10 * 21 + 10];
+    let lowest = s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
+    let top = s.positions(BodyId(0))[10 * 21 + 10];
     println!("closest vertex {worst:.5} m from the sphere; lowest z {lowest:.3}; top vertex {top}");
     assert!(lowest < -0.05, "the cloth does not hang over the sphere (lowest z {lowest})");
     assert!((top - Vec3::new(0.0, 0.0, radius + OFFSET + 5e-4)).length() < 0.01, "top vertex {top}");
-    assert_eq!(s.rigid_pose(0), (Vec3::ZERO, Quat::IDENTITY), "a kinematic body is never pushed");
+    assert_eq!(s.rigid_pose(RigidId(0)), (Vec3::ZERO, Quat::IDENTITY), "a kinematic body is never pushed");
 }
 
 #[test]
 fn a_filtered_pair_passes_through() {
     let mut scene = cube_on_box();
-    scene.collision.pairs.push([CollisionObject::Body(0), CollisionObject::Rigid(0)]);
+    scene.collision.pairs.push([CollisionObject::Body(BodyId(0)), CollisionObject::Rigid(RigidId(0))]);
     let mut s = Solver::new(scene, settings()).unwrap();
     for _ in 0..12 {
         s.step_frame();
     }
-    let bottom = s.positions(0).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
+    let bottom = s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
     assert!(bottom < 2.0 * BOX_HALF - 0.05, "the filtered cube did not fall into the box (bottom at {bottom})");
 }
 
@@ -213,13 +214,13 @@ fn a_falling_box_wakes_a_sleeping_cube() {
     };
     let mut s = Solver::new(scene, settings()).unwrap();
     s.step_frame();
-    assert!(s.is_asleep(0), "nothing touched the cube yet");
+    assert!(s.is_asleep(BodyId(0)), "nothing touched the cube yet");
     for _ in 0..12 {
         s.step_frame();
     }
-    assert!(!s.is_asleep(0), "the box landed on the cube without waking it");
-    let pose = s.rigid_pose(0);
-    let closest = s.positions(0).iter().map(|&x| box_distance(x, pose, 0.05)).fold(f32::INFINITY, f32::min);
+    assert!(!s.is_asleep(BodyId(0)), "the box landed on the cube without waking it");
+    let pose = s.rigid_pose(RigidId(0));
+    let closest = s.positions(BodyId(0)).iter().map(|&x| box_distance(x, pose, 0.05)).fold(f32::INFINITY, f32::min);
     assert!(closest > 0.0, "the box sank into the cube ({closest} m)");
     assert!(pose.0.z < 0.2 + OFFSET + 0.15 - 0.05, "the box did not fall onto the cube: {}", pose.0);
 }
@@ -233,7 +234,12 @@ fn rigid_contact_is_the_same_for_any_thread_count() {
             for _ in 0..24 {
                 s.step_frame();
             }
-            (s.positions(0).to_vec(), s.velocities(0).to_vec(), s.rigid_pose(0), s.rigid_velocity(0))
+            (
+                s.positions(BodyId(0)).to_vec(),
+                s.velocities(BodyId(0)).to_vec(),
+                s.rigid_pose(RigidId(0)),
+                s.rigid_velocity(RigidId(0)),
+            )
         })
     };
     assert_eq!(run(1), run(2));

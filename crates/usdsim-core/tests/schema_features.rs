@@ -2,6 +2,7 @@
 //! gravity and embedded meshes, checked against physics and exact expectations.
 
 use glam::{UVec3, Vec3};
+use usdsim_core::BodyId;
 use usdsim_core::{grid, Body, BodyKind, Collider, ColliderShape, Embedding, Material, Pin, Scene, Settings, Solver};
 
 const G: f32 = 9.81;
@@ -46,7 +47,13 @@ fn two_material_bar_stretches_like_two_springs_in_series() {
         (0..body.tets.len()).map(|t| if centroid_z(&body, t) > -l / 2.0 { 0 } else { u32::MAX }).collect();
     let pins: Vec<Pin> = (0..body.positions.len())
         .filter(|&i| body.positions[i].z > -1e-6)
-        .map(|i| Pin { body: 0, vertex: i as u32, target: body.positions[i], stiffness: f32::INFINITY, damping: 0.0 })
+        .map(|i| Pin {
+            body: BodyId(0),
+            vertex: i as u32,
+            target: body.positions[i],
+            stiffness: f32::INFINITY,
+            damping: 0.0,
+        })
         .collect();
     let layer = |z: f32| -> Vec<usize> {
         (0..body.positions.len()).filter(|&i| (body.positions[i].z - z).abs() < 1e-6).collect()
@@ -58,7 +65,7 @@ fn two_material_bar_stretches_like_two_springs_in_series() {
     for _ in 0..72 {
         solver.step_frame();
     }
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let mean_z = |ids: &[usize]| ids.iter().map(|&i| p[i].z).sum::<f32>() / ids.len() as f32;
     let top_stretch = -l / 2.0 - mean_z(&middle);
     let bottom_stretch = (mean_z(&middle) - mean_z(&bottom)) - l / 2.0;
@@ -82,19 +89,19 @@ fn mass_with_two_densities_is_the_sum_of_rho_v() {
         (0..body.tets.len()).map(|t| if centroid_z(&body, t) > 0.5 { 0 } else { u32::MAX }).collect();
     let solver = Solver::new(scene(vec![body.clone()]), settings(1)).unwrap();
     let expected = 1000.0 * 0.5 + 3000.0 * 0.5;
-    assert!((solver.body_mass(0) - expected).abs() < 1e-2 * expected, "{}", solver.body_mass(0));
+    assert!((solver.body_mass(BodyId(0)) - expected).abs() < 1e-2 * expected, "{}", solver.body_mass(BodyId(0)));
     // The heavy top half pulls the centre of mass up: (0.25·1 + 0.75·3)/4 = 0.625.
-    assert!((solver.centre_of_mass(0).z - 0.625).abs() < 0.02, "{}", solver.centre_of_mass(0));
+    assert!((solver.centre_of_mass(BodyId(0)).z - 0.625).abs() < 0.02, "{}", solver.centre_of_mass(BodyId(0)));
     // A total-mass override rescales, keeping the distribution.
     body.mass_override = Some(10.0);
     let solver = Solver::new(scene(vec![body.clone()]), settings(1)).unwrap();
-    assert!((solver.body_mass(0) - 10.0).abs() < 1e-4);
-    assert!((solver.centre_of_mass(0).z - 0.625).abs() < 0.02);
+    assert!((solver.body_mass(BodyId(0)) - 10.0).abs() < 1e-4);
+    assert!((solver.centre_of_mass(BodyId(0)).z - 0.625).abs() < 0.02);
     // Authored per-point masses win over density.
     body.mass_override = None;
     body.point_masses = vec![0.5; body.positions.len()];
     let solver = Solver::new(scene(vec![body.clone()]), settings(1)).unwrap();
-    assert_eq!(solver.masses(0), &body.point_masses[..]);
+    assert_eq!(solver.masses(BodyId(0)), &body.point_masses[..]);
     // Bad per-element data is refused.
     body.element_materials[3] = 7;
     assert!(Solver::new(scene(vec![body]), settings(1)).is_err());
@@ -111,22 +118,22 @@ fn kinematic_body_follows_its_targets_exactly_and_infers_velocity() {
     let mut solver = Solver::new(scene(vec![body]), settings(4)).unwrap();
     // No target: holds still in spite of gravity.
     solver.step_frame();
-    assert_eq!(solver.positions(0), &start[..]);
+    assert_eq!(solver.positions(BodyId(0)), &start[..]);
     let frame_dt = 1.0 / 24.0;
     for k in 1..=5 {
         let shift = Vec3::new(0.1 * k as f32, 0.0, 0.05 * k as f32);
         let target: Vec<Vec3> = start.iter().map(|&p| p + shift).collect();
-        solver.set_kinematic_targets(0, &target).unwrap();
+        solver.set_kinematic_targets(BodyId(0), &target).unwrap();
         solver.step_frame();
-        for (a, b) in solver.positions(0).iter().zip(&target) {
+        for (a, b) in solver.positions(BodyId(0)).iter().zip(&target) {
             assert!(a.distance(*b) < 1e-6, "{a} vs {b}");
         }
         let v = Vec3::new(0.1, 0.0, 0.05) / frame_dt;
-        for u in solver.velocities(0) {
+        for u in solver.velocities(BodyId(0)) {
             assert!(u.distance(v) < 1e-3 * v.length(), "{u} vs {v}");
         }
     }
-    assert!(solver.set_kinematic_targets(0, &start[..3]).is_err());
+    assert!(solver.set_kinematic_targets(BodyId(0), &start[..3]).is_err());
 }
 
 #[test]
@@ -139,12 +146,12 @@ fn asleep_body_stays_put_until_woken() {
     for _ in 0..10 {
         solver.step_frame();
     }
-    assert!(solver.is_asleep(0));
-    assert_eq!(solver.positions(0), &start[..]);
-    solver.wake(0);
-    assert!(!solver.is_asleep(0));
+    assert!(solver.is_asleep(BodyId(0)));
+    assert_eq!(solver.positions(BodyId(0)), &start[..]);
+    solver.wake(BodyId(0));
+    assert!(!solver.is_asleep(BodyId(0)));
     solver.step_frame();
-    assert!(solver.positions(0)[0].z < start[0].z - 1e-3);
+    assert!(solver.positions(BodyId(0))[0].z < start[0].z - 1e-3);
 }
 
 /// Bodies owned by physics scenes with different gravity fall accordingly.
@@ -160,7 +167,7 @@ fn each_body_falls_with_its_own_gravity() {
     for _ in 0..24 {
         solver.step_frame();
     }
-    let (da, db) = (solver.positions(0)[0] - ca, solver.positions(1)[0] - cb);
+    let (da, db) = (solver.positions(BodyId(0))[0] - ca, solver.positions(BodyId(1))[0] - cb);
     // Symplectic Euler with 240 substeps: within 1% of ½gt².
     assert!((da.z + 0.5 * G).abs() < 0.01 * 0.5 * G && da.y.abs() < 1e-5, "{da}");
     assert!((db.y + 1.5).abs() < 0.015 && db.z.abs() < 1e-5, "{db}");
@@ -195,16 +202,16 @@ fn embedded_points_follow_a_dropped_body() {
         solver.step_frame();
     }
     let mut out = Vec::new();
-    embedding.apply(solver.positions(0), &mut out);
+    embedding.apply(solver.positions(BodyId(0)), &mut out);
     let Embedding::Volume { vertices, weights, .. } = &embedding else { panic!("volume embedding expected") };
-    let x = solver.positions(0);
+    let x = solver.positions(BodyId(0));
     for ((p, v), w) in out.iter().zip(vertices).zip(weights) {
         assert!(w.iter().all(|&b| b >= -1e-5), "inside points have non-negative weights");
         let blended: Vec3 = v.iter().zip(w).map(|(&i, &b)| x[i as usize] * b).sum();
         assert!(p.distance(blended) < 1e-5);
     }
     let centre = out.iter().sum::<Vec3>() / out.len() as f32;
-    let com = solver.centre_of_mass(0);
+    let com = solver.centre_of_mass(BodyId(0));
     assert!(com.z < 0.6, "the body fell onto the ground: {com}");
     assert!(centre.distance(com) < 0.05, "graphics centre {centre} vs body centre {com}");
     assert!(out.iter().all(|p| p.z > 0.0), "embedded points above the ground");

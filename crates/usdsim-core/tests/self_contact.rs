@@ -3,6 +3,7 @@
 //! motion relative to the partner, not absolute motion; see `deformable_contact.rs`).
 
 use glam::Vec3;
+use usdsim_core::BodyId;
 use usdsim_core::{grid, Body, BodyKind, Collider, ColliderShape, Material, Scene, Settings, Solver};
 
 fn cloth(origin: Vec3, u: Vec3, v: Vec3, verts: u32) -> Body {
@@ -46,7 +47,7 @@ fn self_contact_is_bit_identical_for_any_thread_count() {
                 solver.step_frame();
                 contacts += solver.deformable_contact_count();
             }
-            (solver.positions(0).to_vec(), contacts)
+            (solver.positions(BodyId(0)).to_vec(), contacts)
         })
     };
     let (one, contacts) = run(1);
@@ -69,6 +70,6 @@ fn a_fast_flat_cloth_makes_no_self_contacts() {
         solver.step_frame();
         assert_eq!(solver.deformable_contact_count(), 0, "frame {frame}");
     }
-    let speed = solver.velocities(0)[0].length();
+    let speed = solver.velocities(BodyId(0))[0].length();
     assert!(speed > 3.0, "{speed} m/s");
 }

@@ -5,6 +5,7 @@
 
 use glam::{DVec3, Mat4, Quat, UVec3, Vec3};
 use usdsim_core::{grid, Attachment, Body, Collider, ColliderShape, Frame, Material, Scene, Settings, Site, Solver};
+use usdsim_core::{BodyId, FrameId};
 
 const G: f32 = 9.81;
 
@@ -39,20 +40,20 @@ fn settings() -> Settings {
 }
 
 fn centre(s: &Solver, body: usize) -> Vec3 {
-    let p = s.positions(body);
+    let p = s.positions(BodyId(body));
     p.iter().copied().sum::<Vec3>() / p.len() as f32
 }
 
 fn max_speed(s: &Solver, body: usize) -> f32 {
-    s.velocities(body).iter().map(|v| v.length()).fold(0.0, f32::max)
+    s.velocities(BodyId(body)).iter().map(|v| v.length()).fold(0.0, f32::max)
 }
 
 /// Vertices of body `a` strictly inside a tetrahedron of volume body `b` (every
 /// barycentric coordinate above `1e-3`), computed in f64.
 fn vertices_inside(s: &Solver, a: usize, b: usize) -> usize {
-    let tets = s.tets(b);
-    let q: Vec<DVec3> = s.positions(b).iter().map(|p| p.as_dvec3()).collect();
-    s.positions(a)
+    let tets = s.tets(BodyId(b));
+    let q: Vec<DVec3> = s.positions(BodyId(b)).iter().map(|p| p.as_dvec3()).collect();
+    s.positions(BodyId(a))
         .iter()
         .filter(|p| {
             let p = p.as_dvec3();
@@ -78,8 +79,8 @@ fn no_interpenetration(s: &Solver, a: usize, b: usize) {
 /// Moves kinematic body `k` by `step` every frame for `frames` frames.
 fn push(s: &mut Solver, k: usize, step: Vec3, frames: usize, mut each: impl FnMut(&Solver)) {
     for _ in 0..frames {
-        let target: Vec<Vec3> = s.positions(k).iter().map(|&p| p + step).collect();
-        s.set_kinematic_targets(k, &target).unwrap();
+        let target: Vec<Vec3> = s.positions(BodyId(k)).iter().map(|&p| p + step).collect();
+        s.set_kinematic_targets(BodyId(k), &target).unwrap();
         s.step_frame();
         each(s);
     }
@@ -101,8 +102,8 @@ fn kinematic_plate_pushes_a_box_through_its_triangles() {
     let c0 = centre(&s, 1);
     // 0.6 m/s for half a second: 0.3 m, the first 0.01 m of it closing the gap.
     push(&mut s, 0, Vec3::new(0.025, 0.0, 0.0), 12, |s| {
-        let face = s.positions(0).iter().map(|p| p.x).fold(f32::MIN, f32::max);
-        let back = s.positions(1).iter().map(|p| p.x).fold(f32::MAX, f32::min);
+        let face = s.positions(BodyId(0)).iter().map(|p| p.x).fold(f32::MIN, f32::max);
+        let back = s.positions(BodyId(1)).iter().map(|p| p.x).fold(f32::MAX, f32::min);
         assert!(back >= face - 1e-3, "box vertex {back} behind the plate's face {face}");
         no_interpenetration(s, 0, 1);
     });
@@ -127,9 +128,9 @@ fn kinematic_block_pushes_a_box_through_its_vertices() {
     push(&mut s, 0, Vec3::new(0.02, 0.0, 0.0), 12, |s| {
         no_interpenetration(s, 0, 1);
         // The block's front corners stay in front of the box's face plane.
-        let p = s.positions(1);
+        let p = s.positions(BodyId(1));
         let face = (p[0] + p[2] + p[4] + p[6]) / 4.0; // corners with i = 0
-        let front = s.positions(0).iter().map(|p| p.x).fold(f32::MIN, f32::max);
+        let front = s.positions(BodyId(0)).iter().map(|p| p.x).fold(f32::MIN, f32::max);
         assert!(front <= face.x + 1e-3, "block front {front} past the box face {}", face.x);
     });
     let moved = centre(&s, 1) - c0;
@@ -149,8 +150,8 @@ fn kinematic_cloth_pushes_a_box() {
     let mut s = Solver::new(scene(vec![paddle, cube]), settings()).unwrap();
     let c0 = centre(&s, 1);
     push(&mut s, 0, Vec3::new(0.025, 0.0, 0.0), 12, |s| {
-        let sheet = s.positions(0)[0].x;
-        let back = s.positions(1).iter().map(|p| p.x).fold(f32::MAX, f32::min);
+        let sheet = s.positions(BodyId(0))[0].x;
+        let back = s.positions(BodyId(1)).iter().map(|p| p.x).fold(f32::MAX, f32::min);
         assert!(back >= sheet - 1e-3, "box vertex {back} behind the paddle {sheet}");
     });
     let moved = centre(&s, 1) - c0;
@@ -181,9 +182,9 @@ fn asleep_box_on_a_plane_stays_exactly_still() {
     let mut s = Solver::new(scene(vec![body, neighbour, resting]), settings()).unwrap();
     for _ in 0..48 {
         s.step_frame();
-        assert!(s.is_asleep(0));
-        assert_eq!(s.positions(0), &start[..]);
-        assert!(s.velocities(0).iter().all(|v| *v == Vec3::ZERO));
+        assert!(s.is_asleep(BodyId(0)));
+        assert_eq!(s.positions(BodyId(0)), &start[..]);
+        assert!(s.velocities(BodyId(0)).iter().all(|v| *v == Vec3::ZERO));
     }
     // The neighbour settled on the ground beside it.
     assert!(max_speed(&s, 1) < 0.02, "neighbour still moving at {}", max_speed(&s, 1));
@@ -195,27 +196,27 @@ fn asleep_box_on_a_plane_stays_exactly_still() {
 fn box_dropped_onto_an_asleep_box_wakes_it() {
     let falling = tet_box("/falling", Vec3::new(-0.05, -0.05, 0.35), Vec3::new(0.05, 0.05, 0.45), UVec3::ONE, 1e5);
     let mut s = Solver::new(scene(vec![asleep_box(), falling]), settings()).unwrap();
-    let start = s.positions(0).to_vec();
+    let start = s.positions(BodyId(0)).to_vec();
     // Free fall to the top (0.2) takes sqrt(2·0.15/g) = 0.175 s = 4.2 frames.
     for _ in 0..4 {
         s.step_frame();
-        assert!(s.is_asleep(0));
-        assert_eq!(s.positions(0), &start[..]);
+        assert!(s.is_asleep(BodyId(0)));
+        assert_eq!(s.positions(BodyId(0)), &start[..]);
     }
     let mut woke = None;
     for frame in 4..72 {
         s.step_frame();
-        if woke.is_none() && !s.is_asleep(0) {
+        if woke.is_none() && !s.is_asleep(BodyId(0)) {
             woke = Some(frame);
         }
         no_interpenetration(&s, 0, 1);
     }
     assert!(matches!(woke, Some(4..=6)), "woke at frame {woke:?}");
     assert!(max_speed(&s, 0) < 0.05 && max_speed(&s, 1) < 0.05, "{} {}", max_speed(&s, 0), max_speed(&s, 1));
-    let top = s.positions(0).iter().map(|p| p.z).fold(f32::MIN, f32::max);
-    let bottom = s.positions(1).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+    let top = s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::MIN, f32::max);
+    let bottom = s.positions(BodyId(1)).iter().map(|p| p.z).fold(f32::MAX, f32::min);
     assert!(bottom > top - 1e-3 && bottom < top + 0.01, "falling box bottom {bottom}, asleep box top {top}");
-    let low = s.positions(0).iter().map(|p| p.z).fold(f32::MAX, f32::min);
+    let low = s.positions(BodyId(0)).iter().map(|p| p.z).fold(f32::MAX, f32::min);
     assert!(low > -0.001, "woken box sank into the ground: {low}");
 }
 
@@ -228,14 +229,14 @@ fn kinematic_body_moving_into_an_asleep_box_wakes_it() {
         b
     };
     let mut s = Solver::new(scene(vec![asleep_box(), plate]), settings()).unwrap();
-    let start = s.positions(0).to_vec();
+    let start = s.positions(BodyId(0)).to_vec();
     // 0.025 per frame: the 0.1 gap closes during frame 4.
     push(&mut s, 1, Vec3::new(0.025, 0.0, 0.0), 3, |s| {
-        assert!(s.is_asleep(0));
-        assert_eq!(s.positions(0), &start[..]);
+        assert!(s.is_asleep(BodyId(0)));
+        assert_eq!(s.positions(BodyId(0)), &start[..]);
     });
     push(&mut s, 1, Vec3::new(0.025, 0.0, 0.0), 9, |s| no_interpenetration(s, 0, 1));
-    assert!(!s.is_asleep(0));
+    assert!(!s.is_asleep(BodyId(0)));
     let moved = centre(&s, 0).x - start.iter().map(|p| p.x).sum::<f32>() / start.len() as f32;
     assert!((moved - 0.2).abs() < 0.03, "pushed {moved}, expected ~0.2");
 }
@@ -251,8 +252,8 @@ fn asleep_cloth_wakes_when_its_frame_moves() {
     let frame = Frame { name: "/hook".into(), world_from_local: Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0)) };
     let local = |v: u32| p[v as usize] - Vec3::new(0.0, 0.0, 1.0);
     let hard = |v: u32| Attachment {
-        a: Site::Vertex { body: 0, vertex: v },
-        b: Site::Frame { frame: 0, local: local(v) },
+        a: Site::Vertex { body: BodyId(0), vertex: v },
+        b: Site::Frame { frame: FrameId(0), local: local(v) },
         stiffness: f32::INFINITY,
         damping: 0.0,
     };
@@ -261,22 +262,22 @@ fn asleep_cloth_wakes_when_its_frame_moves() {
     sc.frames = vec![frame.clone()];
     sc.attachments = vec![hard(0), hard(4), soft];
     let mut s = Solver::new(sc, settings()).unwrap();
-    let p = s.positions(0).to_vec();
+    let p = s.positions(BodyId(0)).to_vec();
     for k in 0..12 {
         if k % 2 == 1 {
-            s.set_frame_target(0, frame.world_from_local).unwrap();
+            s.set_frame_target(FrameId(0), frame.world_from_local).unwrap();
         }
         s.step_frame();
-        assert!(s.is_asleep(0), "woke at frame {k}");
-        assert_eq!(s.positions(0), &p[..]);
+        assert!(s.is_asleep(BodyId(0)), "woke at frame {k}");
+        assert_eq!(s.positions(BodyId(0)), &p[..]);
     }
     let lift = Vec3::new(0.0, 0.0, 0.05);
-    s.set_frame_target(0, Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0) + lift)).unwrap();
+    s.set_frame_target(FrameId(0), Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0) + lift)).unwrap();
     s.step_frame();
-    assert!(!s.is_asleep(0));
-    assert!(s.positions(0)[0].distance(p[0] + lift) < 1e-5, "driven corner at {}", s.positions(0)[0]);
+    assert!(!s.is_asleep(BodyId(0)));
+    assert!(s.positions(BodyId(0))[0].distance(p[0] + lift) < 1e-5, "driven corner at {}", s.positions(BodyId(0))[0]);
     // The free middle falls.
-    assert!(s.positions(0)[12].z < p[12].z - 1e-3);
+    assert!(s.positions(BodyId(0))[12].z < p[12].z - 1e-3);
 }
 
 /// A sleeping box attached by a soft link only (a tet point to a frame point, so no
@@ -290,21 +291,21 @@ fn asleep_box_wakes_when_a_linked_frame_moves() {
     let mut sc = scene(vec![b]);
     sc.frames = vec![frame];
     sc.attachments = vec![Attachment {
-        a: Site::Tet { body: 0, tet: 0, coords: [0.25, 0.25, 0.25] },
-        b: Site::Frame { frame: 0, local: corner },
+        a: Site::Tet { body: BodyId(0), tet: 0, coords: [0.25, 0.25, 0.25] },
+        b: Site::Frame { frame: FrameId(0), local: corner },
         stiffness: 1e4,
         damping: 0.0,
     }];
     let mut s = Solver::new(sc, settings()).unwrap();
-    let start = s.positions(0).to_vec();
+    let start = s.positions(BodyId(0)).to_vec();
     for _ in 0..6 {
         s.step_frame();
     }
-    assert!(s.is_asleep(0));
-    assert_eq!(s.positions(0), &start[..]);
-    s.set_frame_target(0, Mat4::from_translation(Vec3::new(0.0, 0.0, 0.1))).unwrap();
+    assert!(s.is_asleep(BodyId(0)));
+    assert_eq!(s.positions(BodyId(0)), &start[..]);
+    s.set_frame_target(FrameId(0), Mat4::from_translation(Vec3::new(0.0, 0.0, 0.1))).unwrap();
     s.step_frame();
-    assert!(!s.is_asleep(0));
+    assert!(!s.is_asleep(BodyId(0)));
 }
 
 /// A sleeping box attached to a kinematic body wakes when that body moves, and to a
@@ -312,8 +313,8 @@ fn asleep_box_wakes_when_a_linked_frame_moves() {
 #[test]
 fn asleep_box_wakes_when_an_attached_body_moves() {
     let attach = |other: usize, vertex: u32| Attachment {
-        a: Site::Vertex { body: 0, vertex: 26 },
-        b: Site::Vertex { body: other, vertex },
+        a: Site::Vertex { body: BodyId(0), vertex: 26 },
+        b: Site::Vertex { body: BodyId(other), vertex },
         stiffness: f32::INFINITY,
         damping: 0.0,
     };
@@ -327,21 +328,21 @@ fn asleep_box_wakes_when_an_attached_body_moves() {
     let mut sc = scene(vec![asleep_box(), handle(true)]);
     sc.attachments = vec![attach(1, 0)];
     let mut s = Solver::new(sc, settings()).unwrap();
-    let start = s.positions(0).to_vec();
+    let start = s.positions(BodyId(0)).to_vec();
     assert_eq!(start[26], Vec3::new(0.1, 0.1, 0.2));
     for _ in 0..6 {
         s.step_frame();
     }
-    assert!(s.is_asleep(0));
-    assert_eq!(s.positions(0), &start[..]);
+    assert!(s.is_asleep(BodyId(0)));
+    assert_eq!(s.positions(BodyId(0)), &start[..]);
     push(&mut s, 1, Vec3::new(0.0, 0.0, 0.01), 1, |_| {});
-    assert!(!s.is_asleep(0));
+    assert!(!s.is_asleep(BodyId(0)));
 
     let mut sc = scene(vec![asleep_box(), handle(false)]);
     sc.attachments = vec![attach(1, 0)];
     let mut s = Solver::new(sc, settings()).unwrap();
     s.step_frame();
-    assert!(!s.is_asleep(0));
+    assert!(!s.is_asleep(BodyId(0)));
 }
 
 /// Waking on contact gives the same bits for any thread count.
@@ -356,8 +357,8 @@ fn waking_is_deterministic_across_thread_counts() {
             for _ in 0..12 {
                 s.step_frame();
             }
-            assert!(!s.is_asleep(0));
-            [s.positions(0).to_vec(), s.positions(1).to_vec()]
+            assert!(!s.is_asleep(BodyId(0)));
+            [s.positions(BodyId(0)).to_vec(), s.positions(BodyId(1)).to_vec()]
         })
     };
     assert_eq!(run(1), run(3));

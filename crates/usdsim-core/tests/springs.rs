@@ -4,6 +4,7 @@
 //! so `ω = √(ks/m)` and the energy decays as `exp(−kd·t/m)`.
 
 use glam::Vec3;
+use usdsim_core::BodyId;
 use usdsim_core::{Body, BodyKind, Integrator, LinkKinds, Material, Model, Pin, Scene, Settings, Solver, Springs};
 
 const KS: f32 = 100.0;
@@ -22,8 +23,13 @@ fn oscillator(kd: f32, displacement: f32, tear_ratio: Option<f32>) -> Scene {
         links: LinkKinds { structural: true, shear: false, bend: false },
     });
     body.tear_ratio = tear_ratio;
-    let pins =
-        (0..2).map(|v| Pin { body: 0, vertex: v, target: points[v as usize], stiffness: f32::INFINITY, damping: 0.0 });
+    let pins = (0..2).map(|v| Pin {
+        body: BodyId(0),
+        vertex: v,
+        target: points[v as usize],
+        stiffness: f32::INFINITY,
+        damping: 0.0,
+    });
     Scene { bodies: vec![body], pins: pins.collect(), ..Scene::default() }
 }
 
@@ -47,8 +53,8 @@ fn run(integrator: Integrator, kd: f32, frames: u32) -> (Solver, Vec<(f32, f32, 
     let mut out = Vec::new();
     for f in 1..=frames {
         solver.step_frame();
-        let y = solver.positions(0)[2].y + 0.5;
-        let v = solver.velocities(0)[2];
+        let y = solver.positions(BodyId(0))[2].y + 0.5;
+        let v = solver.velocities(BodyId(0))[2];
         let e = 0.5 * MASS * v.length_squared() + 0.5 * KS * y * y;
         out.push((f as f32 / 24.0, y, e));
     }
@@ -160,7 +166,7 @@ fn links_stretched_past_their_yield_stay_longer() {
             for _ in 0..96 {
                 solver.step_frame();
             }
-            solver.positions(0)[2].y
+            solver.positions(BodyId(0))[2].y
         };
         let small = rest_height(0.01);
         assert!((small + 0.5).abs() < 1e-3, "{integrator:?}: came back to {small}, not -0.5");
@@ -195,7 +201,7 @@ fn force_integrators_raise_the_substeps_to_the_stiffest_springs_stable_step() {
         assert!(solver.warnings()[0].contains("running with"), "{:?}", solver.warnings());
         for _ in 0..240 {
             solver.step_frame();
-            let y = solver.positions(0)[2].y + 0.5;
+            let y = solver.positions(BodyId(0))[2].y + 0.5;
             assert!(y.abs() < 0.03, "{integrator:?}: displacement {y} from 0.01");
         }
     }

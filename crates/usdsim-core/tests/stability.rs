@@ -3,6 +3,7 @@
 //! soft one must run at the settings it was given.
 
 use glam::{UVec3, Vec3};
+use usdsim_core::BodyId;
 use usdsim_core::{grid, Body, BodyKind, Material, Scene, Settings, Solver, STABLE_OMEGA_DT};
 
 fn box_at_rest(youngs: f32, cells: u32) -> Scene {
@@ -14,7 +15,7 @@ fn box_at_rest(youngs: f32, cells: u32) -> Scene {
 }
 
 fn fastest_vertex(solver: &Solver) -> f32 {
-    solver.velocities(0).iter().map(|v| v.length()).fold(0.0, f32::max)
+    solver.velocities(BodyId(0)).iter().map(|v| v.length()).fold(0.0, f32::max)
 }
 
 #[test]
@@ -53,7 +54,7 @@ fn an_asleep_stiff_box_is_already_counted() {
     scene.bodies[0].starts_asleep = true;
     let mut solver = Solver::new(scene, Settings::default()).unwrap();
     assert!(solver.settings().substeps > 10);
-    solver.wake(0);
+    solver.wake(BodyId(0));
     for _ in 0..24 {
         solver.step_frame();
     }

@@ -5,6 +5,7 @@
 use glam::{Mat4, Vec3};
 use std::collections::HashSet;
 use usdsim_core::{grid, Attachment, Body, BodyKind, Frame, Material, Scene, Settings, Site, Solver};
+use usdsim_core::{BodyId, FrameId};
 
 const NX: u32 = 17;
 const NY: u32 = 5;
@@ -23,8 +24,8 @@ fn strip(tear_ratio: Option<f32>) -> Scene {
         for (frame, i) in [(0, 0), (1, NX - 1)] {
             let v = j * NX + i;
             attachments.push(Attachment {
-                a: Site::Vertex { body: 0, vertex: v },
-                b: Site::Frame { frame, local: points[v as usize] },
+                a: Site::Vertex { body: BodyId(0), vertex: v },
+                b: Site::Frame { frame: FrameId(frame), local: points[v as usize] },
                 stiffness: f32::INFINITY,
                 damping: 0.0,
             });
@@ -44,9 +45,9 @@ fn settings() -> Settings {
 
 /// The largest ratio of current to rest length over every triangle edge.
 fn max_stretch(solver: &Solver, rest: &[Vec3]) -> f32 {
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let mut worst = 0.0f32;
-    for tri in solver.triangles(0) {
+    for tri in solver.triangles(BodyId(0)) {
         for k in 0..3 {
             let (a, b) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
             // Rest positions by triangle corner: copies sit at their original's rest place.
@@ -61,7 +62,7 @@ fn max_stretch(solver: &Solver, rest: &[Vec3]) -> f32 {
 /// triangles: corner k of triangle t always descends from the same original vertex.
 fn origin(solver: &Solver, v: usize) -> usize {
     let original = grid::cloth(Vec3::ZERO, Vec3::X, Vec3::Y, (LENGTH, 0.25), (NX, NY)).1;
-    for (t, tri) in solver.triangles(0).iter().enumerate() {
+    for (t, tri) in solver.triangles(BodyId(0)).iter().enumerate() {
         if let Some(k) = tri.iter().position(|&q| q as usize == v) {
             return original[t][k] as usize;
         }
@@ -86,21 +87,21 @@ fn pull(tear_ratio: f32, pull: f32, frames: u32, hold: u32) -> Pulled {
     let scene = strip(Some(tear_ratio));
     let rest = scene.bodies[0].positions.clone();
     let mut solver = Solver::new(scene, settings()).unwrap();
-    let total = solver.body_mass(0);
+    let total = solver.body_mass(BodyId(0));
     let (mut before, mut at_break, mut opened) = (0.0f32, None, None);
     for f in 1..=frames + hold {
         let d = pull * (f.min(frames) as f32 / frames as f32);
-        solver.set_frame_target(1, Mat4::from_translation(Vec3::new(d, 0.0, 0.0))).unwrap();
+        solver.set_frame_target(FrameId(1), Mat4::from_translation(Vec3::new(d, 0.0, 0.0))).unwrap();
         solver.step_frame();
-        if solver.topology_version(0) > 0 {
+        if solver.topology_version(BodyId(0)) > 0 {
             opened.get_or_insert(f);
         }
-        if solver.broken_edges(0) == 0 {
+        if solver.broken_edges(BodyId(0)) == 0 {
             before = before.max(max_stretch(&solver, &rest));
         } else if at_break.is_none() {
             at_break = Some(max_stretch(&solver, &rest));
         }
-        let m = solver.body_mass(0);
+        let m = solver.body_mass(BodyId(0));
         assert!((m - total).abs() <= 1e-5 * total, "frame {f}: mass {m} vs {total}");
     }
     Pulled { solver, before, at_break, opened }
@@ -108,8 +109,8 @@ fn pull(tear_ratio: f32, pull: f32, frames: u32, hold: u32) -> Pulled {
 
 /// Connected pieces of the current mesh, as sets of vertices.
 fn pieces(solver: &Solver) -> Vec<HashSet<u32>> {
-    let tris = solver.triangles(0);
-    let mut parent: Vec<usize> = (0..solver.positions(0).len()).collect();
+    let tris = solver.triangles(BodyId(0));
+    let mut parent: Vec<usize> = (0..solver.positions(BodyId(0)).len()).collect();
     fn find(p: &mut [usize], mut i: usize) -> usize {
         while p[i] != i {
             p[i] = p[p[i]];
@@ -140,7 +141,7 @@ fn a_strip_pulled_below_its_tear_ratio_holds() {
     assert_eq!((at_break, opened), (None, None), "tore although the largest stretch was {before}");
     assert!(before > 1.15 && before < 1.5, "largest stretch {before}");
     assert_eq!(pieces(&solver).len(), 1);
-    assert_eq!(solver.positions(0).len(), (NX * NY) as usize);
+    assert_eq!(solver.positions(BodyId(0)).len(), (NX * NY) as usize);
 }
 
 #[test]
@@ -156,7 +157,7 @@ fn a_strip_pulled_past_its_tear_ratio_tears_into_two_pieces() {
     assert!(parts[0].is_disjoint(&parts[1]));
     // Each piece hangs from its own frame: one holds the left column, the other the
     // right, and the held vertices sit exactly on their frames.
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     let left: Vec<u32> = (0..NY).map(|j| j * NX).collect();
     let right: Vec<u32> = (0..NY).map(|j| j * NX + NX - 1).collect();
     let holds = |part: &HashSet<u32>, column: &[u32]| column.iter().all(|v| part.contains(v));
@@ -172,7 +173,7 @@ fn a_strip_pulled_past_its_tear_ratio_tears_into_two_pieces() {
     }
     // No triangle has collapsed (the snapped-back pieces crumple, so no orientation check).
     let rest_area = 0.5 * (LENGTH / (NX - 1) as f32) * (0.25 / (NY - 1) as f32);
-    for t in solver.triangles(0) {
+    for t in solver.triangles(BodyId(0)) {
         let n = (p[t[1] as usize] - p[t[0] as usize]).cross(p[t[2] as usize] - p[t[0] as usize]);
         assert!(0.5 * n.length() > 0.05 * rest_area, "triangle {t:?} collapsed: area {}", 0.5 * n.length());
     }
@@ -194,20 +195,25 @@ fn a_spinning_sheet_tears_without_creating_momentum_or_energy() {
     body.velocities = points.iter().map(|p| Vec3::Z.cross(*p) * omega).collect();
     let mut solver = Solver::new(Scene { bodies: vec![body], ..Scene::default() }, settings()).unwrap();
     let kinetic = |s: &Solver| -> f32 {
-        s.velocities(0).iter().zip(s.masses(0)).map(|(v, m)| 0.5 * m * v.length_squared()).sum()
+        s.velocities(BodyId(0)).iter().zip(s.masses(BodyId(0))).map(|(v, m)| 0.5 * m * v.length_squared()).sum()
     };
-    let momentum = |s: &Solver| -> Vec3 { s.velocities(0).iter().zip(s.masses(0)).map(|(v, m)| *v * *m).sum() };
-    let (k0, mass) = (kinetic(&solver), solver.body_mass(0));
+    let momentum =
+        |s: &Solver| -> Vec3 { s.velocities(BodyId(0)).iter().zip(s.masses(BodyId(0))).map(|(v, m)| *v * *m).sum() };
+    let (k0, mass) = (kinetic(&solver), solver.body_mass(BodyId(0)));
     let scale = mass * omega * 0.25; // momentum of the whole mass at the rim speed
     for f in 0..24 {
         solver.step_frame();
         let p = momentum(&solver);
         assert!(p.length() < 1e-3 * scale, "frame {f}: momentum {p} (scale {scale})");
-        assert!(solver.centre_of_mass(0).length() < 1e-4, "frame {f}: centre {}", solver.centre_of_mass(0));
+        assert!(
+            solver.centre_of_mass(BodyId(0)).length() < 1e-4,
+            "frame {f}: centre {}",
+            solver.centre_of_mass(BodyId(0))
+        );
         assert!(kinetic(&solver) <= k0 * 1.001, "frame {f}: kinetic {} > initial {k0}", kinetic(&solver));
-        assert!((solver.body_mass(0) - mass).abs() < 1e-5 * mass);
+        assert!((solver.body_mass(BodyId(0)) - mass).abs() < 1e-5 * mass);
     }
-    assert!(solver.topology_version(0) > 0, "the sheet never tore");
+    assert!(solver.topology_version(BodyId(0)) > 0, "the sheet never tore");
 }
 
 #[test]
@@ -236,8 +242,8 @@ fn a_tet_bar_pulled_apart_tears_into_two_solid_pieces() {
     let attachments = ends
         .iter()
         .map(|&(frame, v)| Attachment {
-            a: Site::Vertex { body: 0, vertex: v },
-            b: Site::Frame { frame, local: points[v as usize] },
+            a: Site::Vertex { body: BodyId(0), vertex: v },
+            b: Site::Frame { frame: FrameId(frame), local: points[v as usize] },
             stiffness: f32::INFINITY,
             damping: 0.0,
         })
@@ -249,17 +255,17 @@ fn a_tet_bar_pulled_apart_tears_into_two_solid_pieces() {
         ..Scene::default()
     };
     let mut solver = Solver::new(scene, settings()).unwrap();
-    let mass = solver.body_mass(0);
+    let mass = solver.body_mass(BodyId(0));
     for f in 1..=72u32 {
         let d = 0.8 * (f.min(48) as f32 / 48.0);
-        solver.set_frame_target(1, Mat4::from_translation(Vec3::new(d, 0.0, 0.0))).unwrap();
+        solver.set_frame_target(FrameId(1), Mat4::from_translation(Vec3::new(d, 0.0, 0.0))).unwrap();
         solver.step_frame();
-        assert!((solver.body_mass(0) - mass).abs() < 1e-5 * mass, "frame {f}");
+        assert!((solver.body_mass(BodyId(0)) - mass).abs() < 1e-5 * mass, "frame {f}");
     }
-    assert!(solver.topology_version(0) > 0, "the bar never tore");
+    assert!(solver.topology_version(BodyId(0)) > 0, "the bar never tore");
     // Pieces: tets joined through shared vertices.
-    let tets = solver.tets(0);
-    let mut parent: Vec<usize> = (0..solver.positions(0).len()).collect();
+    let tets = solver.tets(BodyId(0));
+    let mut parent: Vec<usize> = (0..solver.positions(BodyId(0)).len()).collect();
     fn find(p: &mut [usize], mut i: usize) -> usize {
         while p[i] != i {
             p[i] = p[p[i]];
@@ -281,7 +287,7 @@ fn a_tet_bar_pulled_apart_tears_into_two_solid_pieces() {
         assert_eq!(root, if frame == 0 { left } else { right }, "end vertex {v} is not with its frame's piece");
     }
     // Every tet keeps a positive volume: nothing inverted or collapsed by the splits.
-    let p = solver.positions(0);
+    let p = solver.positions(BodyId(0));
     for t in tets {
         let [a, b, c, d] = t.map(|i| p[i as usize]);
         let vol = (b - a).cross(c - a).dot(d - a) / 6.0;

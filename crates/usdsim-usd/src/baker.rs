@@ -27,7 +27,7 @@ impl Imported {
     /// An error means the import and the solver disagree (a solver not built from this
     /// import's scene).
     pub fn advance(&self, solver: &mut Solver, frame: u32) -> Result<(), SceneError> {
-        self.apply_targets(solver, self.stage.start_time_code + f64::from(frame))?;
+        self.binding.apply_targets(solver, self.stage.start_time_code + f64::from(frame))?;
         solver.step_frame();
         Ok(())
     }

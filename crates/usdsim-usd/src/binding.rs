@@ -5,10 +5,10 @@
 //! library drives a simulation the same way.
 
 use glam::{DMat4, DVec3};
-use usdsim_core::{SceneError, Solver};
+use usdsim_core::{BodyId, RigidId, SceneError, Solver};
 
-use crate::import::Imported;
-use crate::read::attachment::TrackTarget;
+use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::kinematic::KinematicTrack;
 use crate::read::rigid_body::pose_of;
 use crate::schema::dialect::Dialect;
 
@@ -17,8 +17,8 @@ use crate::schema::dialect::Dialect;
 pub struct EmbeddedPrim {
     /// The mesh's composed prim path.
     pub prim_path: String,
-    /// Index into the scene's bodies.
-    pub body: usize,
+    /// The body it follows.
+    pub body: BodyId,
     /// The mesh's local-to-world transform at `startTimeCode`.
     pub world_from_local: DMat4,
     /// The faces, when the input authored `vertex`/`varying` normals that must be
@@ -95,11 +95,43 @@ pub struct OpPrecision {
     pub scale: Precision,
 }
 
-impl Imported {
+/// What ties a solver built from an import back to the stage: one entry per scene
+/// body, embedded mesh and rigid body (same order as the scene's lists), and the
+/// authored animation that drives kinematic bodies, attachment frames and kinematic
+/// rigid bodies.
+#[derive(Clone, Debug, Default)]
+pub struct Binding {
+    /// One entry per `scene.bodies` entry: where each body lives in USD.
+    pub bodies: Vec<BodyPrim>,
+    /// One entry per `scene.embedded` entry: the collision and graphics meshes that
+    /// follow a body, written back each frame.
+    pub embedded: Vec<EmbeddedPrim>,
+    /// One entry per `scene.rigid_bodies` entry: the rigid body's prim and what the
+    /// exporter needs to bake its pose.
+    pub rigid: Vec<RigidPrim>,
+    /// The authored animation of every kinematic body (see
+    /// [`Binding::kinematic_targets`]).
+    pub kinematic: Vec<KinematicTrack>,
+    /// Animated attachment frames and kinematic rigid bodies: world transforms per time
+    /// code (applied by [`Binding::apply_targets`]).
+    pub tracks: Vec<FrameTrack>,
+}
+
+impl Binding {
+    /// Where body `body` lives in USD.
+    pub fn body(&self, body: BodyId) -> &BodyPrim {
+        &self.bodies[body.index()]
+    }
+
+    /// Where rigid body `rigid` lives in USD.
+    pub fn rigid(&self, rigid: RigidId) -> &RigidPrim {
+        &self.rigid[rigid.index()]
+    }
+
     /// World-space positions kinematic body `body` must have at time code `time`, or
     /// `None` when the body is not kinematic. Exact at integer time codes, linear in
     /// between, held outside the authored range.
-    pub fn kinematic_targets(&self, body: usize, time: f64) -> Option<Vec<glam::Vec3>> {
+    pub fn kinematic_targets(&self, body: BodyId, time: f64) -> Option<Vec<glam::Vec3>> {
         self.kinematic.iter().find(|k| k.body == body).map(|k| k.at(time))
     }
 

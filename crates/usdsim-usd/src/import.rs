@@ -2,14 +2,14 @@
 //! [`usdsim_core::Scene`] plus what the exporter needs to write results back.
 
 use std::path::Path;
+use usdsim_core::{BodyId, RigidId};
 
 use openusd::sdf;
 use usdsim_core::{CollisionObject, Scene};
 
-use crate::binding::{BodyPrim, EmbeddedPrim, RigidPrim};
+use crate::binding::{Binding, BodyPrim, RigidPrim};
 use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
-use crate::read::kinematic::KinematicTrack;
 use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
 use crate::stage::context::guard_reader;
 use crate::stage::input_stage::InputStage;
@@ -25,22 +25,9 @@ pub struct Imported {
     pub scene: Scene,
     /// Stage-level metadata the exporter copies.
     pub stage: StageInfo,
-    /// One entry per `scene.bodies` entry, same order: where each body lives in USD.
-    pub bodies: Vec<BodyPrim>,
-    /// One entry per `scene.embedded` entry, same order: the collision and graphics
-    /// meshes that follow a body, written back each frame.
-    pub embedded: Vec<EmbeddedPrim>,
-    /// The authored animation of every kinematic body (see [`Imported::kinematic_targets`]
-    /// and [`Imported::apply_targets`]).
-    pub kinematic: Vec<KinematicTrack>,
-    /// Animated attachment frames and kinematic rigid bodies: world transforms per time
-    /// code, for `Solver::set_frame_target` / `Solver::set_rigid_target` (applied by
-    /// [`Imported::apply_targets`]).
-    pub tracks: Vec<FrameTrack>,
-    /// One entry per `scene.rigid_bodies` entry: the rigid body prim's path.
-    pub rigid_bodies: Vec<String>,
-    /// One entry per `scene.rigid_bodies` entry: what the exporter needs to bake its pose.
-    pub rigid_prims: Vec<RigidPrim>,
+    /// Where every solver index came from in the stage, and the stage's animated inputs
+    /// (see [`Binding`]).
+    pub binding: Binding,
     /// Non-fatal diagnostics, each naming file, prim path and (where relevant) attribute.
     pub warnings: Vec<Diagnostic>,
 }
@@ -126,11 +113,14 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
         rigid_worlds.push((r.path.clone(), xforms.world(&mut ctx, &r.path)?));
         if r.body.kinematic {
             if let Some(samples) = attachment::sample_world(&mut ctx, &r.path, info.start_time_code)? {
-                tracks.push(FrameTrack { target: TrackTarget::Rigid(i), start: info.start_time_code, samples });
+                tracks.push(FrameTrack {
+                    target: TrackTarget::Rigid(RigidId(i)),
+                    start: info.start_time_code,
+                    samples,
+                });
             }
         }
     }
-    let rigid_paths: Vec<String> = rigid.iter().map(|r| r.path.to_string()).collect();
     let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let read =
@@ -168,7 +158,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     for a in 0..owners.len() {
         for b in a + 1..owners.len() {
             if owners[a] != owners[b] {
-                scene.collision.pairs.push([CollisionObject::Body(a), CollisionObject::Body(b)]);
+                scene.collision.pairs.push([CollisionObject::Body(BodyId(a)), CollisionObject::Body(BodyId(b))]);
             }
         }
     }
@@ -181,12 +171,13 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     Ok(Imported {
         scene,
         stage: info,
-        bodies: body_prims,
-        embedded: embedded_prims,
-        kinematic: kinematic_tracks,
-        tracks,
-        rigid_bodies: rigid_paths,
-        rigid_prims,
+        binding: Binding {
+            bodies: body_prims,
+            embedded: embedded_prims,
+            rigid: rigid_prims,
+            kinematic: kinematic_tracks,
+            tracks,
+        },
         warnings: ctx.warnings,
     })
 }

@@ -23,7 +23,7 @@ mod schema;
 mod stage;
 pub mod validate;
 
-pub use binding::{BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
+pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
 pub use baker::{BakeError, Baker, Finished, DEFAULT_CHUNK_BYTES, MAX_DEFAULT_CHUNK};
 pub use export::{clip_file, clip_folder, default_output_path, manifest_file, Bake, NonFinite, Topology};

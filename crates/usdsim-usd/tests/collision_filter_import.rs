@@ -4,6 +4,8 @@
 mod common;
 
 use common::write_scene;
+use usdsim_core::ColliderId;
+use usdsim_core::{BodyId, RigidId};
 use usdsim_core::{CollisionObject, ElementSet, Settings, Solver};
 use usdsim_usd::{import, ImportError, Imported};
 use CollisionObject::{Body, Collider};
@@ -64,7 +66,7 @@ fn corpus_examples_filter_their_two_rigid_bodies() {
             .filter(|&i| imp.scene.rigid_bodies[i].name.starts_with("/World/Box"))
             .collect();
         assert_eq!(boxes.len(), 2, "{name}");
-        let expected = [CollisionObject::Rigid(boxes[0]), CollisionObject::Rigid(boxes[1])];
+        let expected = [CollisionObject::Rigid(RigidId(boxes[0])), CollisionObject::Rigid(RigidId(boxes[1]))];
         assert!(
             pairs(&imp).iter().any(|p| *p == expected || *p == [expected[1], expected[0]]),
             "{name}: {:?}",
@@ -98,8 +100,8 @@ fn a_filtered_pair_names_a_rigid_body_through_its_collider_prim() {
     let imp = load(&text);
     assert_eq!(imp.scene.rigid_bodies.len(), 1);
     assert!(
-        pairs(&imp).contains(&[Body(0), CollisionObject::Rigid(0)])
-            || pairs(&imp).contains(&[CollisionObject::Rigid(0), Body(0)]),
+        pairs(&imp).contains(&[Body(BodyId(0)), CollisionObject::Rigid(RigidId(0))])
+            || pairs(&imp).contains(&[CollisionObject::Rigid(RigidId(0)), Body(BodyId(0))]),
         "{:?} / {:#?}",
         pairs(&imp),
         imp.warnings
@@ -128,11 +130,11 @@ fn corpus_group_example_with_cloths_filters_the_two_members() {
         cloth("Box2", 0.0, 4.0, "")
     );
     let imp = load(&text);
-    assert_eq!(pairs(&imp), vec![[Body(0), Body(1)]]);
+    assert_eq!(pairs(&imp), vec![[Body(BodyId(0)), Body(BodyId(1))]]);
     let c = &imp.scene.collision;
-    assert!(c.is_filtered(Body(1), Body(0)));
-    assert!(!c.is_filtered(Body(0), Collider(0)));
-    assert!(!c.is_filtered(Body(0), Body(0)), "a group does not switch self contact off");
+    assert!(c.is_filtered(Body(BodyId(1)), Body(BodyId(0))));
+    assert!(!c.is_filtered(Body(BodyId(0)), Collider(ColliderId(0))));
+    assert!(!c.is_filtered(Body(BodyId(0)), Body(BodyId(0))), "a group does not switch self contact off");
 }
 
 #[test]
@@ -150,7 +152,7 @@ fn corpus_pair_example_with_cloths_filters_the_pair() {
         cloth("Box2", 0.0, 4.0, "prepend rel physics:filteredPairs = </World/Box1>")
     );
     let imp = load(&text);
-    assert_eq!(pairs(&imp), vec![[Body(0), Body(1)]]);
+    assert_eq!(pairs(&imp), vec![[Body(BodyId(0)), Body(BodyId(1))]]);
 }
 
 #[test]
@@ -202,11 +204,11 @@ fn groups_with_ancestors_excludes_merge_and_invert() {
     assert_eq!(
         pairs(&imp),
         vec![
-            [Body(0), Body(1)],
-            [Body(0), Collider(0)],
-            [Body(1), Body(2)],
-            [Body(1), Collider(1)],
-            [Body(2), Collider(0)],
+            [Body(BodyId(0)), Body(BodyId(1))],
+            [Body(BodyId(0)), Collider(ColliderId(0))],
+            [Body(BodyId(1)), Body(BodyId(2))],
+            [Body(BodyId(1)), Collider(ColliderId(1))],
+            [Body(BodyId(2)), Collider(ColliderId(0))],
         ]
     );
 }
@@ -223,13 +225,13 @@ fn filtered_cloth_falls_through_the_cube_and_the_other_is_stopped() {
         cloth("Ghost", 1.0, 2.5, "prepend rel physics:filteredPairs = </Ground>")
     );
     let imp = load(&text);
-    assert_eq!(pairs(&imp), vec![[Body(1), Collider(0)]]);
+    assert_eq!(pairs(&imp), vec![[Body(BodyId(1)), Collider(ColliderId(0))]]);
     let settings = Settings { frame_dt: 1.0 / 24.0, ..Settings::default() };
     let mut solver = Solver::new(imp.scene.clone(), settings).unwrap();
     for _ in 0..30 {
         solver.step_frame();
     }
-    let lowest = |b: usize| solver.positions(b).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
+    let lowest = |b: usize| solver.positions(BodyId(b)).iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
     assert!(lowest(0) > 1.8, "the unfiltered cloth rests on the cube top (z = 2): {}", lowest(0));
     assert!(lowest(1) < 0.0, "the filtered cloth falls through the cube: {}", lowest(1));
 }
@@ -275,12 +277,12 @@ def OmniPhysicsElementCollisionFilter "Off"
     let imp = load(&text);
     let e = &imp.scene.collision.elements;
     assert_eq!(e.len(), 2, "{e:?}");
-    assert_eq!(e[0].objects, [Body(0), Body(1)]);
+    assert_eq!(e[0].objects, [Body(BodyId(0)), Body(BodyId(1))]);
     assert_eq!(
         e[0].groups,
         vec![(ElementSet::Some(vec![0, 1]), ElementSet::All), (ElementSet::Some(vec![3]), ElementSet::Some(vec![1])),]
     );
-    assert_eq!(e[1].objects, [Body(1), Collider(0)]);
+    assert_eq!(e[1].objects, [Body(BodyId(1)), Collider(ColliderId(0))]);
     assert_eq!(e[1].groups, vec![(ElementSet::Some(vec![0]), ElementSet::All)]);
     assert!(imp.scene.collision.pairs.is_empty());
 }

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::Path;
+use usdsim_core::BodyId;
 
 use usdsim_core::{BodyKind, Settings, Solver};
 use usdsim_usd::{import, Bake, Imported};
@@ -24,25 +25,26 @@ fn simulate_a_few_frames(file: &Path, imp: &Imported) {
         Ok(s) => s,
         Err(err) => {
             let message = err.to_string();
-            assert!(imp.bodies.iter().any(|b| message.contains(&b.prim_path)), "{}: {message}", file.display());
+            assert!(imp.binding.bodies.iter().any(|b| message.contains(&b.prim_path)), "{}: {message}", file.display());
             return;
         }
     };
     let mut bake = Bake::new(imp, 3);
     for frame in 0..=3u32 {
         if frame > 0 {
-            for track in &imp.kinematic {
+            for track in &imp.binding.kinematic {
                 solver
                     .set_kinematic_targets(track.body, &track.at(imp.stage.start_time_code + f64::from(frame)))
                     .unwrap();
             }
             solver.step_frame();
         }
-        let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
+        let states: Vec<_> =
+            (0..solver.body_count()).map(|b| (solver.positions(BodyId(b)), solver.velocities(BodyId(b)))).collect();
         bake.push_frame(frame, &states);
     }
     for b in 0..solver.body_count() {
-        assert!(solver.positions(b).iter().all(|p| p.is_finite()), "{}: body {b} diverged", file.display());
+        assert!(solver.positions(BodyId(b)).iter().all(|p| p.is_finite()), "{}: body {b} diverged", file.display());
     }
 }
 
@@ -63,7 +65,7 @@ fn physx_scenes_import() {
     assert!(files.len() >= 6, "{files:?}");
     for file in files {
         let imp = import(&file).unwrap_or_else(|e| panic!("{e}"));
-        for (body, prim) in imp.scene.bodies.iter().zip(&imp.bodies) {
+        for (body, prim) in imp.scene.bodies.iter().zip(&imp.binding.bodies) {
             assert_eq!(body.name, prim.prim_path);
             assert_eq!(body.positions.len(), body.velocities.len());
             assert_eq!(body.rest_elements.len(), body.tets.len().max(body.triangles.len()));
@@ -79,7 +81,7 @@ fn envs_128_composes_256_bodies_with_their_own_materials() {
     };
     let imp = import(&corpus.join("physx-ovphysx/deformables_envs_128.usda")).unwrap();
     assert_eq!(imp.scene.bodies.len(), 256);
-    assert!(imp.bodies.iter().all(|b| !b.prim_path.starts_with("/_deformableEnv")));
+    assert!(imp.binding.bodies.iter().all(|b| !b.prim_path.starts_with("/_deformableEnv")));
     for (i, pair) in imp.scene.bodies.chunks(2).enumerate() {
         let (volume, surface) = (&pair[0], &pair[1]);
         assert_eq!(volume.kind, BodyKind::Volume);
@@ -98,7 +100,7 @@ fn envs_128_composes_256_bodies_with_their_own_materials() {
         // env_N is translated to (4 (N mod 12), 0, 4 floor(N / 12)).
         let expected_x = 4.0 * (i % 12) as f64;
         let expected_z = 4.0 * (i / 12) as f64;
-        let t = imp.bodies[2 * i].world_from_local.w_axis;
+        let t = imp.binding.bodies[2 * i].world_from_local.w_axis;
         assert_eq!((t.x, t.z), (expected_x, expected_z), "env_{i}");
     }
     assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
@@ -113,8 +115,8 @@ fn other_corpus_files_import_or_fail_cleanly() {
         for file in usda_files(&corpus.join(sub)) {
             match import(&file) {
                 Ok(imp) => {
-                    assert_eq!(imp.scene.bodies.len(), imp.bodies.len());
-                    assert_eq!(imp.scene.embedded.len(), imp.embedded.len());
+                    assert_eq!(imp.scene.bodies.len(), imp.binding.bodies.len());
+                    assert_eq!(imp.scene.embedded.len(), imp.binding.embedded.len());
                     simulate_a_few_frames(&file, &imp);
                 }
                 Err(err) => {

@@ -79,7 +79,7 @@ fn check_output(input: &Path, output: &Path, imported: &Imported) {
     let prim = stage.prim("/World/Body").unwrap();
     assert_eq!(prim.type_name().unwrap().map(|t| t.as_str().to_string()).as_deref(), Some("TetMesh"));
 
-    let world_from_local = imported.bodies[0].world_from_local.as_mat4();
+    let world_from_local = imported.binding.bodies[0].world_from_local.as_mat4();
     let local_from_world: Mat4 = world_from_local.inverse();
     for (name, count) in [("points", 4), ("velocities", 4), ("extent", 2)] {
         let attr = prim.attribute(name);
@@ -142,7 +142,7 @@ fn output_in_another_directory_uses_a_relative_sublayer() {
     let layer = sdf::Layer::open(output.to_str().unwrap()).unwrap();
     let sublayers = layer.pseudo_root().and_then(|r| r.sublayers());
     assert_eq!(sublayers, Some(vec!["../in.usda".to_string()]));
-    assert_eq!(import(&output).unwrap().bodies.len(), 1);
+    assert_eq!(import(&output).unwrap().binding.bodies.len(), 1);
 }
 
 #[test]
@@ -208,5 +208,5 @@ fn class_bodies_are_written_as_overs_on_each_reference() {
     assert!(text.contains("over \"JellyA\""), "{text}");
     assert!(!text.contains("_JellyTemplate"), "the class itself must not be touched");
     let again = import(&output).unwrap();
-    assert_eq!(again.bodies.len(), 3);
+    assert_eq!(again.binding.bodies.len(), 3);
 }

@@ -4,6 +4,7 @@ mod common;
 
 use common::{assert_close, testdata, tet_volume};
 use glam::Vec3;
+use usdsim_core::BodyId;
 use usdsim_core::{BendDefault, BodyKind, ColliderShape};
 use usdsim_usd::{import, UpAxis};
 
@@ -26,8 +27,8 @@ fn tet_cube_on_ground() {
     // World space: the prim's translate (0, 0, 1) lifts the cube's bottom to 0.5.
     let min_z = body.positions.iter().map(|p| p.z).fold(f32::MAX, f32::min);
     assert!((min_z - 0.5).abs() < 1e-6);
-    assert_eq!(imp.bodies[0].prim_path, "/World/Cube");
-    assert_eq!(imp.bodies[0].world_from_local.w_axis.z, 1.0);
+    assert_eq!(imp.binding.bodies[0].prim_path, "/World/Cube");
+    assert_eq!(imp.binding.bodies[0].world_from_local.w_axis.z, 1.0);
 
     let m = body.material;
     assert_eq!((m.youngs_modulus, m.poissons_ratio, m.density), (1e5, 0.3, 1000.0));
@@ -75,7 +76,7 @@ fn cloth_on_sphere() {
 #[test]
 fn class_template_gives_three_bodies() {
     let imp = import(&testdata("class_template.usda")).unwrap();
-    let paths: Vec<&str> = imp.bodies.iter().map(|b| b.prim_path.as_str()).collect();
+    let paths: Vec<&str> = imp.binding.bodies.iter().map(|b| b.prim_path.as_str()).collect();
     assert_eq!(paths, ["/World/JellyA/Body", "/World/JellyB/Body", "/World/JellyC/Body"]);
     for (body, x) in imp.scene.bodies.iter().zip([-1.0f32, 0.0, 1.0]) {
         let centre = body.positions.iter().sum::<Vec3>() / body.positions.len() as f32;
@@ -118,7 +119,7 @@ fn hanging_bar_is_pinned_at_the_top() {
     assert!(imp.scene.colliders.is_empty());
     assert_eq!(imp.scene.pins.len(), 4);
     for pin in &imp.scene.pins {
-        assert_eq!(pin.body, 0);
+        assert_eq!(pin.body, BodyId(0));
         assert!(pin.stiffness.is_infinite());
         assert_eq!(pin.damping, 0.0);
         // Each pin targets exactly its vertex's initial position: the top face, z = 2.

@@ -30,7 +30,7 @@ fn finite_bake(imported: &Imported) -> Bake {
 fn every_written_value_is_checked_and_named() {
     let imported = import(&testdata("rigid_box_fall.usda")).unwrap();
     let body = &imported.scene.bodies[0];
-    let (prim, rigid) = (imported.bodies[0].prim_path.clone(), imported.rigid_prims[0].prim_path.clone());
+    let (prim, rigid) = (imported.binding.bodies[0].prim_path.clone(), imported.binding.rigid[0].prim_path.clone());
     let mut nan_points = body.positions.clone();
     nan_points[1].y = f32::NAN;
     let mut inf_velocities = body.velocities.clone();
@@ -92,7 +92,7 @@ fn a_bake_ended_before_a_frame_keeps_every_frame_before_it() {
     let stage = usd::Stage::open(output.to_str().unwrap()).unwrap();
     assert_eq!(stage.end_time_code(), stage.start_time_code() + 2.0, "the end time is the last good frame");
     let start = stage.start_time_code();
-    let prim = stage.prim(imported.bodies[0].prim_path.as_str()).unwrap();
+    let prim = stage.prim(imported.binding.bodies[0].prim_path.as_str()).unwrap();
     for name in ["points", "velocities", "omniphysics:restShapePoints"] {
         let times = prim.attribute(name).time_sample_times().unwrap();
         assert_eq!(times, vec![start, start + 1.0, start + 2.0], "{name}: frames 0–2 kept, 3 and 4 dropped");

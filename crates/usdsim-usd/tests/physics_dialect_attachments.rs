@@ -7,6 +7,7 @@
 mod common;
 
 use common::write_scene;
+use usdsim_core::{BodyId, FrameId, RigidId};
 use usdsim_core::{Settings, Site, Solver};
 use usdsim_usd::{import, Imported, TrackTarget};
 
@@ -253,8 +254,9 @@ fn assert_same_attachments(what: &str, a: &Imported, b: &Imported) {
     assert_eq!(a.scene.attachments, b.scene.attachments, "{what}: attachments");
     assert_eq!(a.scene.frames, b.scene.frames, "{what}: frames");
     assert_eq!(a.scene.pins, b.scene.pins, "{what}: pins");
-    assert_eq!(a.tracks, b.tracks, "{what}: tracks");
-    assert_eq!(a.rigid_bodies, b.rigid_bodies, "{what}: rigid bodies");
+    assert_eq!(a.binding.tracks, b.binding.tracks, "{what}: tracks");
+    let rigid_paths = |i: &Imported| i.binding.rigid.iter().map(|r| r.prim_path.clone()).collect::<Vec<_>>();
+    assert_eq!(rigid_paths(a), rigid_paths(b), "{what}: rigid bodies");
     assert_eq!(a.warnings, b.warnings, "{what}: warnings");
 }
 
@@ -287,7 +289,7 @@ fn every_type_imports_the_same_from_a_fully_aousd_stage() {
         assert_eq!(a.scene.attachments, b.scene.attachments, "{name}: attachments");
         assert_eq!(a.scene.frames, b.scene.frames, "{name}: frames");
         assert_eq!(a.scene.pins, b.scene.pins, "{name}: pins");
-        assert_eq!(a.tracks, b.tracks, "{name}: tracks");
+        assert_eq!(a.binding.tracks, b.binding.tracks, "{name}: tracks");
     }
 }
 
@@ -304,13 +306,13 @@ fn the_sites_are_what_the_physics_spelling_says() {
     let names: Vec<&str> = s.frames.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["/World/Anchor", "/World/Mover"]);
     let dragged = &s.attachments[0];
-    assert_eq!(dragged.a, Site::Vertex { body: 1, vertex: 1 });
-    assert_eq!(dragged.b, Site::Frame { frame: 1, local: glam::Vec3::new(0.1, 0.0, 0.0) });
+    assert_eq!(dragged.a, Site::Vertex { body: BodyId(1), vertex: 1 });
+    assert_eq!(dragged.b, Site::Frame { frame: FrameId(1), local: glam::Vec3::new(0.1, 0.0, 0.0) });
     assert_eq!((dragged.stiffness, dragged.damping), (4000.0, 1.0));
-    assert_eq!(imp.tracks.len(), 1);
-    assert_eq!(imp.tracks[0].target, TrackTarget::Frame(1));
+    assert_eq!(imp.binding.tracks.len(), 1);
+    assert_eq!(imp.binding.tracks[0].target, TrackTarget::Frame(FrameId(1)));
     // The rigid body's hook.
-    assert!(matches!(s.attachments[1].b, Site::Rigid { rigid: 0, .. }), "{:?}", s.attachments[1]);
+    assert!(matches!(s.attachments[1].b, Site::Rigid { rigid: RigidId(0), .. }), "{:?}", s.attachments[1]);
 }
 
 #[test]
@@ -519,7 +521,7 @@ fn simulate(imp: &Imported, frames: u32) -> Vec<Vec<glam::Vec3>> {
     let mut solver = Solver::new(imp.scene.clone(), settings).unwrap();
     let mut out = Vec::new();
     for frame in 1..=frames {
-        for track in &imp.tracks {
+        for track in &imp.binding.tracks {
             let m = track.at(imp.stage.start_time_code + f64::from(frame));
             match track.target {
                 TrackTarget::Frame(f) => solver.set_frame_target(f, m.as_mat4()).unwrap(),
@@ -527,7 +529,7 @@ fn simulate(imp: &Imported, frames: u32) -> Vec<Vec<glam::Vec3>> {
             }
         }
         solver.step_frame();
-        out.push(solver.positions(0).to_vec());
+        out.push(solver.positions(BodyId(0)).to_vec());
     }
     out
 }
@@ -539,7 +541,7 @@ fn a_cloth_hung_by_physics_attachments_moves_identically() {
         load(&hanging_cloth(|s| s.replace("def OmniPhysics", "def Physics").replace("omniphysics:", "physics:")));
     assert_eq!(omni.scene.pins.len(), 2);
     assert_eq!(omni.scene.attachments.len(), 1);
-    assert_eq!(omni.tracks.len(), 1);
+    assert_eq!(omni.binding.tracks.len(), 1);
     assert_same_attachments("hanging cloth", &omni, &physics);
     let (a, b) = (simulate(&omni, 12), simulate(&physics, 12));
     let bits = |frames: &[Vec<glam::Vec3>]| -> Vec<u32> {

@@ -138,9 +138,9 @@ def Xform "Soft" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     );
     let imp = load(&text);
     assert!(imp.scene.colliders.is_empty());
-    assert_eq!(imp.bodies[0].prim_path, "/Soft/Sim");
+    assert_eq!(imp.binding.bodies[0].prim_path, "/Soft/Sim");
     // The crate is a rigid body: its collider moves with it (rigid_body.rs).
-    assert_eq!(imp.rigid_bodies, vec!["/Crate".to_string()]);
+    assert_eq!(imp.binding.rigid.iter().map(|r| r.prim_path.as_str()).collect::<Vec<_>>(), ["/Crate"]);
     assert_eq!(imp.scene.rigid_bodies.len(), 1);
     assert_eq!(imp.scene.rigid_bodies[0].shapes.len(), 1);
 }
@@ -202,10 +202,10 @@ def TetMesh "Disabled" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "O
     );
     let imp = load(&text);
     let get = |path: &str| {
-        let i = imp.bodies.iter().position(|b| b.prim_path == path).unwrap_or_else(|| panic!("{path}"));
+        let i = imp.binding.bodies.iter().position(|b| b.prim_path == path).unwrap_or_else(|| panic!("{path}"));
         &imp.scene.bodies[i]
     };
-    assert_eq!(imp.bodies.len(), 5, "disabled body skipped");
+    assert_eq!(imp.binding.bodies.len(), 5, "disabled body skipped");
     assert_eq!(get("/Group/Nearest").material.youngs_modulus, 222.0);
     assert_eq!(get("/Group/PhysicsPurposeWins").material.youngs_modulus, 111.0);
     assert_eq!(get("/Strong/Overridden").material.youngs_modulus, 111.0);

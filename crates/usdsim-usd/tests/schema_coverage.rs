@@ -8,6 +8,7 @@ use common::write_scene;
 use glam::Vec3;
 use openusd::{sdf, usd};
 use usdsim_core::closest_on_triangle;
+use usdsim_core::BodyId;
 use usdsim_core::{Embedding, Settings, Solver};
 use usdsim_usd::{import, Bake, Imported};
 
@@ -139,16 +140,16 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     let dir = tempfile::tempdir().unwrap();
     let (input, imp) = load(dir.path(), &hierarchical_volume_scene());
     assert_eq!(imp.scene.bodies.len(), 1);
-    let paths: Vec<(&str, bool)> = imp.embedded.iter().map(|e| (e.prim_path.as_str(), e.collision)).collect();
+    let paths: Vec<(&str, bool)> = imp.binding.embedded.iter().map(|e| (e.prim_path.as_str(), e.collision)).collect();
     assert_eq!(paths, [("/Jelly/Looks/Ball", false), ("/Jelly/Hull", true), ("/Jelly/Off", false)]);
-    assert!(imp.embedded[0].normals.is_some() && imp.embedded[1].normals.is_none());
+    assert!(imp.binding.embedded[0].normals.is_some() && imp.binding.embedded[1].normals.is_none());
     // The detached cube is a static collider again; with the ground that makes two.
     assert_eq!(imp.scene.colliders.len(), 2, "{:?}", imp.scene.colliders);
 
     let frames = 12;
     let mut solver = Solver::new(imp.scene.clone(), Settings { substeps: 5, ..Settings::default() }).unwrap();
     let mut bake = Bake::new(&imp, frames);
-    let state = |s: &Solver| vec![(s.positions(0).to_vec(), s.velocities(0).to_vec())];
+    let state = |s: &Solver| vec![(s.positions(BodyId(0)).to_vec(), s.velocities(BodyId(0)).to_vec())];
     let push = |bake: &mut Bake, s: &Solver, k: u32| {
         let st = state(s);
         let refs: Vec<(&[Vec3], &[Vec3])> = st.iter().map(|(p, v)| (&p[..], &v[..])).collect();
@@ -175,7 +176,7 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     // Each written point is the barycentric interpolation of the simulated vertices.
     let embedding = Embedding::new(&imp.scene.bodies[0], bind);
     let Embedding::Volume { vertices, weights, .. } = &embedding else { panic!() };
-    let x = solver.positions(0);
+    let x = solver.positions(BodyId(0));
     for ((p, v), w) in end.iter().zip(vertices).zip(weights) {
         let expected: Vec3 = v.iter().zip(w).map(|(&i, &b)| x[i as usize] * b).sum();
         assert!(p.distance(expected) < 1e-5);
@@ -248,13 +249,13 @@ def Xform "Cape" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     );
     let dir = tempfile::tempdir().unwrap();
     let (_, imp) = load(dir.path(), &text);
-    assert_eq!(imp.embedded.len(), 1);
+    assert_eq!(imp.binding.embedded.len(), 1);
     let embedding = Embedding::new(&imp.scene.bodies[0], &imp.scene.embedded[0].bind_points);
     let mut solver = Solver::new(imp.scene.clone(), Settings { substeps: 10, ..Settings::default() }).unwrap();
     for _ in 0..24 {
         solver.step_frame();
     }
-    let x = solver.positions(0);
+    let x = solver.positions(BodyId(0));
     assert!(x.iter().map(|p| p.z).fold(f32::INFINITY, f32::min) < 0.75, "the cloth draped over the ball");
     assert!(x.iter().map(|p| p.z).fold(0.0, f32::max) < 0.85, "the cloth fell");
     let mut out = Vec::new();
@@ -379,7 +380,7 @@ def Material "Mat" (prepend apiSchemas = ["PhysicsVolumeDeformableMaterialAPI", 
         for _ in 0..6 {
             solver.step_frame();
         }
-        (imp, solver.positions(0).to_vec(), solver.body_mass(0))
+        (imp, solver.positions(BodyId(0)).to_vec(), solver.body_mass(BodyId(0)))
     };
     let (a, pa, ma) = run(&omni);
     let (b, pb, mb) = run(&aousd);
@@ -401,7 +402,7 @@ fn aousd_point_masses_and_bend_default_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let (_, imp) = load(dir.path(), &format!("{HEADER}{}", tet_body(false, &sim, "")));
     let solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
-    assert!((solver.body_mass(0) - 0.25 * n as f32).abs() < 1e-5);
+    assert!((solver.body_mass(BodyId(0)) - 0.25 * n as f32).abs() < 1e-5);
     let bad = "        float[] physics:masses = [1, 2]";
     let path = write_scene(dir.path(), "bad.usda", &format!("{HEADER}{}", tet_body(false, bad, "")));
     let err = import(&path).unwrap_err().to_string();
@@ -474,7 +475,7 @@ def Xform "Body" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     );
     let solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
     let expected = 0.5 * 1000.0 + 0.5 * 3000.0;
-    assert!((solver.body_mass(0) - expected).abs() < 1e-3 * expected, "{}", solver.body_mass(0));
+    assert!((solver.body_mass(BodyId(0)) - expected).abs() < 1e-3 * expected, "{}", solver.body_mass(BodyId(0)));
 
     // A stronger ancestor binding wins over the subsets' own.
     let (_, imp) = load(dir.path(), &scene("strongerThanDescendants"));
@@ -530,20 +531,20 @@ def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "Omni
     assert!(sleepy.starts_asleep);
     assert_eq!(lunar.gravity, Some(Vec3::new(0.0, 0.0, -1.62)));
     assert_eq!(sleepy.gravity, None);
-    assert_eq!(imp.kinematic.len(), 1);
-    assert_eq!(imp.kinematic[0].samples.len(), 25);
+    assert_eq!(imp.binding.kinematic.len(), 1);
+    assert_eq!(imp.binding.kinematic[0].samples.len(), 25);
     let mut solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
     for frame in 1..=12u32 {
-        let target = imp.kinematic_targets(0, f64::from(frame)).unwrap();
-        solver.set_kinematic_targets(0, &target).unwrap();
+        let target = imp.binding.kinematic_targets(BodyId(0), f64::from(frame)).unwrap();
+        solver.set_kinematic_targets(BodyId(0), &target).unwrap();
         solver.step_frame();
     }
-    for (p, q) in solver.positions(0).iter().zip(&points) {
+    for (p, q) in solver.positions(BodyId(0)).iter().zip(&points) {
         assert!(p.distance(*q + Vec3::new(0.12, 0.0, 0.0)) < 1e-5, "{p}");
     }
     let v = Vec3::new(0.24, 0.0, 0.0); // 0.24 units per second
-    assert!(solver.velocities(0).iter().all(|u| u.distance(v) < 1e-3), "{:?}", solver.velocities(0));
-    assert_eq!(solver.positions(1), &sleepy_points[..], "asleep body stays put");
+    assert!(solver.velocities(BodyId(0)).iter().all(|u| u.distance(v) < 1e-3), "{:?}", solver.velocities(BodyId(0)));
+    assert_eq!(solver.positions(BodyId(1)), &sleepy_points[..], "asleep body stays put");
     // Lunar gravity: 1.62/9.81 of an earth body's fall (compare with a free body).
-    assert!(solver.positions(2)[0].z < lunar_points[0].z);
+    assert!(solver.positions(BodyId(2))[0].z < lunar_points[0].z);
 }

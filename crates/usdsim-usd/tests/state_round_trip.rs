@@ -8,6 +8,7 @@ mod common;
 use common::testdata;
 use glam::Vec3;
 use std::path::Path;
+use usdsim_core::BodyId;
 use usdsim_core::{Plasticity, Settings, Solver};
 use usdsim_usd::{import, import_at, Bake, Imported, TrackTarget};
 
@@ -20,7 +21,7 @@ fn simulate_and_bake(imported: &Imported, frames: u32, output: &Path) -> Solver 
     let mut bake = Bake::new(imported, frames);
     bake.record(0, &solver);
     for frame in 1..=frames {
-        for track in &imported.tracks {
+        for track in &imported.binding.tracks {
             let m = track.at(info.start_time_code + f64::from(frame));
             if let TrackTarget::Frame(f) = track.target {
                 solver.set_frame_target(f, m.as_mat4()).unwrap();
@@ -49,13 +50,13 @@ fn check_round_trip(solver: &Solver, output: &Path, frames: u32, start: f64, cor
     let back = import_at(output, Some(start + f64::from(frames))).unwrap();
     let body = &back.scene.bodies[0];
     if corners == 3 {
-        assert_eq!(body.triangles, solver.triangles(0), "topology");
+        assert_eq!(body.triangles, solver.triangles(BodyId(0)), "topology");
     } else {
-        assert_eq!(body.tets, solver.tets(0), "topology");
+        assert_eq!(body.tets, solver.tets(BodyId(0)), "topology");
     }
-    let moved = max_distance(&body.positions, solver.positions(0));
+    let moved = max_distance(&body.positions, solver.positions(BodyId(0)));
     assert!(moved < 1e-5, "positions differ by {moved}");
-    let rest = solver.rest_shape(0);
+    let rest = solver.rest_shape(BodyId(0));
     let (ours, theirs) = (
         rest_corners(&rest.points, &rest.elements, corners),
         rest_corners(&body.rest_points, &body.rest_elements, corners),
@@ -70,7 +71,7 @@ fn a_torn_cloth_reads_back_with_its_torn_topology() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("torn.sim.usda");
     let solver = simulate_and_bake(&imported, 48, &output);
-    assert!(solver.topology_version(0) > 0, "the cloth did not tear");
+    assert!(solver.topology_version(BodyId(0)) > 0, "the cloth did not tear");
     check_round_trip(&solver, &output, 48, imported.stage.start_time_code, 3);
 }
 
@@ -82,7 +83,7 @@ fn a_plastic_bar_reads_back_with_its_flowed_rest_shape() {
     let solver = simulate_and_bake(&imported, 30, &output);
     // The rest shape did flow: it is no longer the authored one.
     let authored = &imported.scene.bodies[0];
-    let rest = solver.rest_shape(0);
+    let rest = solver.rest_shape(BodyId(0));
     let flowed = max_distance(
         &rest_corners(&rest.points, &rest.elements, 4),
         &rest_corners(&authored.rest_points, &authored.rest_elements, 4),
@@ -102,7 +103,7 @@ fn a_creased_cloth_reads_back_with_its_rest_angles() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("creased.sim.usda");
     let solver = simulate_and_bake(&imported, 24, &output);
-    let angles = solver.rest_bend_angles(0);
+    let angles = solver.rest_bend_angles(BodyId(0));
     assert!(angles.iter().any(|&(_, a)| a.abs() > 1e-3), "no crease to round-trip");
     check_round_trip(&solver, &output, 24, imported.stage.start_time_code, 3);
     let back = import_at(&output, Some(imported.stage.start_time_code + 24.0)).unwrap();

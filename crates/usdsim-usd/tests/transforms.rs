@@ -91,6 +91,7 @@ fn every_op_kind_maps_points_to_world() {
     assert!(imp.warnings.iter().all(|w| !w.text().contains("xformOp")), "{:?}", imp.warnings);
     let body = |name: &str| {
         let i = imp
+            .binding
             .bodies
             .iter()
             .position(|b| b.prim_path == format!("/World/{name}"))
@@ -150,7 +151,7 @@ def TetMesh "Body" (
 #[test]
 fn references_place_each_body_at_its_translate() {
     let imp = import(&testdata("class_template.usda")).unwrap();
-    let xs: Vec<f64> = imp.bodies.iter().map(|b| b.world_from_local.w_axis.x).collect();
+    let xs: Vec<f64> = imp.binding.bodies.iter().map(|b| b.world_from_local.w_axis.x).collect();
     assert_eq!(xs, [-1.0, 0.0, 1.0]);
 }
 
@@ -201,7 +202,7 @@ def Xform "World"
 "#,
     );
     let imp = import(&root).unwrap();
-    assert_eq!(imp.bodies.len(), 1);
-    assert_eq!(imp.bodies[0].prim_path, "/World/Instance/Blob");
+    assert_eq!(imp.binding.bodies.len(), 1);
+    assert_eq!(imp.binding.bodies[0].prim_path, "/World/Instance/Blob");
     assert_close(imp.scene.bodies[0].positions[1], Vec3::new(1.0, 5.0, 0.0), 1e-6);
 }

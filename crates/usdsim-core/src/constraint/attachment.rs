@@ -20,7 +20,7 @@ use crate::error::SceneError;
 use crate::parallel::colouring::Shared;
 use crate::rigid::RigidState;
 use crate::scene::Scene;
-use crate::scene::Site;
+use crate::scene::{BodyId, FrameId, RigidId, Site};
 use glam::{Mat4, Vec3};
 use std::ops::Range;
 
@@ -303,7 +303,7 @@ fn side(scene: &Scene, ranges: &[Range<usize>], site: &Site, k: usize) -> Result
     let finite =
         |what: &'static str, ok: bool| if ok { Ok(()) } else { Err(SceneError::NonFinite { body: name(), what }) };
     Ok(match *site {
-        Site::Vertex { body: b, vertex } => {
+        Site::Vertex { body: BodyId(b), vertex } => {
             let (body, base) = body(b)?;
             if vertex as usize >= body.positions.len() {
                 return Err(out_of_range("attached vertex", vertex as usize, body.positions.len()));
@@ -311,7 +311,7 @@ fn side(scene: &Scene, ranges: &[Range<usize>], site: &Site, k: usize) -> Result
             let i = base as u32 + vertex;
             Side::Points { idx: [i; 4], weights: [1.0, 0.0, 0.0, 0.0], offset: 0.0 }
         }
-        Site::Triangle { body: b, triangle, uv, normal_offset } => {
+        Site::Triangle { body: BodyId(b), triangle, uv, normal_offset } => {
             let (body, base) = body(b)?;
             let Some(t) = body.triangles.get(triangle as usize) else {
                 return Err(out_of_range("attached triangle", triangle as usize, body.triangles.len()));
@@ -324,7 +324,7 @@ fn side(scene: &Scene, ranges: &[Range<usize>], site: &Site, k: usize) -> Result
                 offset: normal_offset,
             }
         }
-        Site::Tet { body: b, tet, coords } => {
+        Site::Tet { body: BodyId(b), tet, coords } => {
             let (body, base) = body(b)?;
             let Some(t) = body.tets.get(tet as usize) else {
                 return Err(out_of_range("attached tetrahedron", tet as usize, body.tets.len()));
@@ -336,14 +336,14 @@ fn side(scene: &Scene, ranges: &[Range<usize>], site: &Site, k: usize) -> Result
                 offset: 0.0,
             }
         }
-        Site::Frame { frame, local } => {
+        Site::Frame { frame: FrameId(frame), local } => {
             let Some(f) = scene.frames.get(frame) else {
                 return Err(out_of_range("frame", frame, scene.frames.len()));
             };
             finite("frame transform or local position", local.is_finite() && f.world_from_local.is_finite())?;
             Side::World { frame, local, at: f.world_from_local.transform_point3(local) }
         }
-        Site::Rigid { rigid, local } => {
+        Site::Rigid { rigid: RigidId(rigid), local } => {
             if rigid >= scene.rigid_bodies.len() {
                 return Err(out_of_range("rigid body", rigid, scene.rigid_bodies.len()));
             }

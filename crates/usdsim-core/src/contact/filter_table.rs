@@ -13,7 +13,7 @@
 //! passes through its counterpart completely, vertices on its border included (with
 //! "all", the border vertices would still catch and the region could never pass).
 
-use crate::scene::{CollisionFilter, CollisionObject, ElementSet};
+use crate::scene::{BodyId, ColliderId, CollisionFilter, CollisionObject, ElementSet, RigidId};
 
 /// Per-object membership masks of one group side, compiled for fast lookups.
 #[derive(Clone, Debug)]
@@ -73,24 +73,26 @@ impl FilterTable {
             has_groups: vec![false; bodies],
         };
         let valid = |o: CollisionObject| match o {
-            CollisionObject::Body(b) => b < bodies,
-            CollisionObject::Collider(c) => c < colliders,
+            CollisionObject::Body(BodyId(b)) => b < bodies,
+            CollisionObject::Collider(ColliderId(c)) => c < colliders,
             // The rigid-body count is not known here; an index out of range never matches.
-            CollisionObject::Rigid(_) => true,
+            CollisionObject::Rigid(RigidId(_)) => true,
         };
         for &[a, b] in &filter.pairs {
             if !(valid(a) && valid(b)) {
                 continue;
             }
             match (a, b) {
-                (CollisionObject::Body(a), CollisionObject::Body(b)) => {
+                (CollisionObject::Body(BodyId(a)), CollisionObject::Body(BodyId(b))) => {
                     t.body_body[a * bodies + b] = true;
                     t.body_body[b * bodies + a] = true;
                 }
-                (CollisionObject::Body(b), CollisionObject::Collider(c))
-                | (CollisionObject::Collider(c), CollisionObject::Body(b)) => t.body_collider[b * colliders + c] = true,
-                (CollisionObject::Body(b), CollisionObject::Rigid(r))
-                | (CollisionObject::Rigid(r), CollisionObject::Body(b)) => t.body_rigid.push((b, r)),
+                (CollisionObject::Body(BodyId(b)), CollisionObject::Collider(ColliderId(c)))
+                | (CollisionObject::Collider(ColliderId(c)), CollisionObject::Body(BodyId(b))) => {
+                    t.body_collider[b * colliders + c] = true
+                }
+                (CollisionObject::Body(BodyId(b)), CollisionObject::Rigid(RigidId(r)))
+                | (CollisionObject::Rigid(RigidId(r)), CollisionObject::Body(BodyId(b))) => t.body_rigid.push((b, r)),
                 _ => {}
             }
         }
@@ -102,7 +104,7 @@ impl FilterTable {
             }
             for (s0, s1) in &f.groups {
                 let side = |o: CollisionObject, set: &ElementSet| match (o, set) {
-                    (CollisionObject::Body(b), ElementSet::Some(list)) => {
+                    (CollisionObject::Body(BodyId(b)), ElementSet::Some(list)) => {
                         let tris = &surfaces[b];
                         let mut tm = vec![false; tris.len()];
                         let mut vm = vec![false; vertex_counts[b]];
@@ -119,7 +121,7 @@ impl FilterTable {
                     _ => Side { object: o, vertices: None, triangles: None },
                 };
                 for o in f.objects {
-                    if let CollisionObject::Body(b) = o {
+                    if let CollisionObject::Body(BodyId(b)) = o {
                         t.has_groups[b] = true;
                     }
                 }
@@ -140,7 +142,7 @@ impl FilterTable {
         if !(self.has_groups[vb] && self.has_groups[tb]) {
             return true;
         }
-        let (vo, to) = (CollisionObject::Body(vb), CollisionObject::Body(tb));
+        let (vo, to) = (CollisionObject::Body(BodyId(vb)), CollisionObject::Body(BodyId(tb)));
         !self.groups.iter().any(|[s0, s1]| {
             (s0.object == vo && s1.object == to && s0.has_vertex(v) && s1.has_triangle(t))
                 || (s1.object == vo && s0.object == to && s1.has_vertex(v) && s0.has_triangle(t))
@@ -155,7 +157,7 @@ impl FilterTable {
         if !self.has_groups[b] {
             return true;
         }
-        let (bo, co) = (CollisionObject::Body(b), CollisionObject::Collider(c));
+        let (bo, co) = (CollisionObject::Body(BodyId(b)), CollisionObject::Collider(ColliderId(c)));
         !self.groups.iter().any(|[s0, s1]| {
             (s0.object == bo && s1.object == co && s0.has_vertex(v))
                 || (s1.object == bo && s0.object == co && s1.has_vertex(v))
@@ -170,7 +172,7 @@ impl FilterTable {
         if !self.has_groups[b] {
             return true;
         }
-        let (bo, ro) = (CollisionObject::Body(b), CollisionObject::Rigid(r));
+        let (bo, ro) = (CollisionObject::Body(BodyId(b)), CollisionObject::Rigid(RigidId(r)));
         !self.groups.iter().any(|[s0, s1]| {
             (s0.object == bo && s1.object == ro && s0.has_vertex(v))
                 || (s1.object == bo && s0.object == ro && s1.has_vertex(v))
@@ -190,7 +192,7 @@ mod tests {
 
     #[test]
     fn seed_examples_read_as_documented() {
-        let o = [Body(0), Body(1)];
+        let o = [Body(BodyId(0)), Body(BodyId(1))];
         // Two groups each.
         let f = ElementFilter::from_counts(o, [&[2, 1], &[2, 3]], [&[3, 4, 6], &[9, 7, 2, 5, 6]]).unwrap();
         assert_eq!(f.groups, vec![(some(&[3, 4]), some(&[9, 7])), (some(&[6]), some(&[2, 5, 6]))]);
@@ -206,7 +208,8 @@ mod tests {
         let f = ElementFilter::from_counts(o, [&[], &[]], [&[], &[]]).unwrap();
         assert_eq!(f.groups, vec![(ElementSet::All, ElementSet::All)]);
         // A collider is filtered as a whole whatever its side says.
-        let f = ElementFilter::from_counts([Body(0), Collider(0)], [&[1], &[1]], [&[5], &[2]]).unwrap();
+        let f =
+            ElementFilter::from_counts([Body(BodyId(0)), Collider(ColliderId(0))], [&[1], &[1]], [&[5], &[2]]).unwrap();
         assert_eq!(f.groups, vec![(some(&[5]), ElementSet::All)]);
         assert!(ElementFilter::from_counts(o, [&[1, 1], &[1]], [&[1, 2], &[3]]).is_err());
         assert!(ElementFilter::from_counts(o, [&[2], &[1]], [&[1], &[3]]).is_err());
@@ -217,8 +220,11 @@ mod tests {
         // Body 0: two triangles sharing vertices 1, 2; body 1: one triangle.
         let surfaces = vec![vec![[0, 1, 2], [1, 3, 2]], vec![[0, 1, 2]]];
         let filter = CollisionFilter {
-            pairs: vec![[Body(1), Collider(0)]],
-            elements: vec![ElementFilter { objects: [Body(0), Body(1)], groups: vec![(some(&[0]), some(&[0]))] }],
+            pairs: vec![[Body(BodyId(1)), Collider(ColliderId(0))]],
+            elements: vec![ElementFilter {
+                objects: [Body(BodyId(0)), Body(BodyId(1))],
+                groups: vec![(some(&[0]), some(&[0]))],
+            }],
         };
         let t = FilterTable::new(&filter, &[4, 3], &surfaces, 1);
         assert!(!t.vertex_triangle(0, 0, 1, 0));
@@ -236,8 +242,13 @@ mod tests {
         use CollisionObject::Rigid;
         let surfaces = vec![vec![[0, 1, 2], [1, 3, 2]], vec![[0, 1, 2]]];
         let filter = CollisionFilter {
-            pairs: vec![[Rigid(0), Body(1)]],
-            elements: vec![ElementFilter::from_counts([Body(0), Rigid(1)], [&[1], &[1]], [&[1], &[7]]).unwrap()],
+            pairs: vec![[Rigid(RigidId(0)), Body(BodyId(1))]],
+            elements: vec![ElementFilter::from_counts(
+                [Body(BodyId(0)), Rigid(RigidId(1))],
+                [&[1], &[1]],
+                [&[1], &[7]],
+            )
+            .unwrap()],
         };
         assert_eq!(filter.elements[0].groups, vec![(some(&[1]), ElementSet::All)], "a rigid side is whole");
         let t = FilterTable::new(&filter, &[4, 3], &surfaces, 0);

@@ -4,13 +4,15 @@
 
 use glam::{Mat4, Vec3};
 
+use super::{BodyId, FrameId, RigidId};
+
 /// One end of an attachment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Site {
     /// Vertex `vertex` of body `body`.
     Vertex {
-        /// Index into [`crate::Scene::bodies`].
-        body: usize,
+        /// The body.
+        body: BodyId,
         /// Vertex index within the body.
         vertex: u32,
     },
@@ -18,8 +20,8 @@ pub enum Site {
     /// plus `normal_offset` along the unit normal `(v₁−v₀)×(v₂−v₀)` (the schema's
     /// `triCoords`).
     Triangle {
-        /// Index into [`crate::Scene::bodies`].
-        body: usize,
+        /// The body.
+        body: BodyId,
         /// Triangle index within the body.
         triangle: u32,
         /// Barycentric weights of the triangle's first two vertices.
@@ -30,8 +32,8 @@ pub enum Site {
     /// A point of tetrahedron `tet` of volume body `body`: `Σ bᵢ·vᵢ` with the three given
     /// weights and the fourth `1 − b₀ − b₁ − b₂` (the schema's `tetCoords`).
     Tet {
-        /// Index into [`crate::Scene::bodies`].
-        body: usize,
+        /// The body.
+        body: BodyId,
         /// Tetrahedron index within the body.
         tet: u32,
         /// Barycentric weights of the first three vertices.
@@ -39,16 +41,16 @@ pub enum Site {
     },
     /// A point fixed in frame `frame` ([`crate::Scene::frames`]): `world_from_local · local`.
     Frame {
-        /// Index into [`crate::Scene::frames`].
-        frame: usize,
+        /// The frame.
+        frame: FrameId,
         /// Position in the frame's local (scaled) space.
         local: Vec3,
     },
     /// A point fixed on rigid body `rigid` ([`crate::Scene::rigid_bodies`]), given in the
     /// body's own frame (its origin and orientation, not its centre of mass).
     Rigid {
-        /// Index into [`crate::Scene::rigid_bodies`].
-        rigid: usize,
+        /// The rigid body.
+        rigid: RigidId,
         /// Position in the rigid body's frame.
         local: Vec3,
     },
@@ -80,8 +82,8 @@ pub struct Frame {
 /// A body vertex held at a world-space target (an attachment to a static xformable).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pin {
-    /// Index into [`crate::Scene::bodies`].
-    pub body: usize,
+    /// The body.
+    pub body: BodyId,
     /// Vertex index within that body.
     pub vertex: u32,
     /// Target position, world space.

@@ -3,18 +3,20 @@
 //! schema's `OmniPhysicsElementCollisionFilter`). The solver compiles them into the
 //! lookup table of `contact/filter_table.rs`.
 
+use super::{BodyId, ColliderId, RigidId};
+
 /// Something that takes part in collisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CollisionObject {
     /// A deformable body (index into [`crate::Scene::bodies`]).
-    Body(usize),
+    Body(BodyId),
     /// A static collider (index into [`crate::Scene::colliders`]).
-    Collider(usize),
+    Collider(ColliderId),
     /// A rigid body, all its shapes (index into [`crate::Scene::rigid_bodies`]). Filters
     /// between a deformable body and a rigid body are honoured by the deformable–rigid
     /// contacts (`contact/rigid.rs`); rigid–rigid and rigid–collider pairs are not
     /// (rapier resolves those contacts and does not see the filters).
-    Rigid(usize),
+    Rigid(RigidId),
 }
 
 /// One side of an element filter group: some elements or all of them.

@@ -12,6 +12,7 @@ mod attachment;
 mod body;
 mod collider;
 mod collision_filter;
+mod ids;
 mod material;
 mod rigid_body;
 
@@ -19,6 +20,7 @@ pub use attachment::{Attachment, Frame, Pin, Site};
 pub use body::{BendDefault, Body, BodyKind, LinkKinds, Model, Springs, BODY_MATERIAL};
 pub use collider::{Collider, ColliderShape};
 pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
+pub use ids::{BodyId, ColliderId, FrameId, RigidId};
 pub use material::{Material, MaterialSlot, Plasticity};
 pub use rigid_body::{RigidBody, RigidShape};
 
@@ -56,8 +58,8 @@ pub struct Scene {
 pub struct EmbeddedMesh {
     /// A name for messages (the importer uses the prim path).
     pub name: String,
-    /// Index into [`crate::Scene::bodies`].
-    pub body: usize,
+    /// The body it follows.
+    pub body: BodyId,
     /// The mesh's points in its bind pose, world space.
     pub bind_points: Vec<Vec3>,
     /// Whether it is a collision mesh (collision API applied and enabled) rather than a

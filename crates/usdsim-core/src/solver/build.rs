@@ -120,15 +120,15 @@ impl Solver {
         let mut w: Vec<f32> = m.iter().map(|&mi| if mi > 0.0 { 1.0 / mi } else { 0.0 }).collect();
         let mut soft_pins = Vec::new();
         for (k, pin) in scene.pins.iter().enumerate() {
-            let Some(range) = ranges.get(pin.body) else {
+            let Some(range) = ranges.get(pin.body.0) else {
                 return Err(SceneError::IndexOutOfRange {
                     body: format!("pin {k}"),
                     what: "body",
-                    index: pin.body as u64,
+                    index: pin.body.0 as u64,
                     len: ranges.len(),
                 });
             };
-            let name = &scene.bodies[pin.body].name;
+            let name = &scene.bodies[pin.body.0].name;
             if pin.vertex as usize >= range.len() {
                 return Err(SceneError::IndexOutOfRange {
                     body: name.clone(),

@@ -26,7 +26,7 @@ use crate::model::plasticity;
 use crate::parallel::colouring::Shared;
 use crate::parallel::team;
 use crate::rigid::RigidWorld;
-use crate::scene::{Body, BodyKind, Material, Plasticity, Scene, BODY_MATERIAL};
+use crate::scene::{Body, BodyId, BodyKind, FrameId, Material, Plasticity, RigidId, Scene, BODY_MATERIAL};
 use glam::Vec3;
 use rayon::prelude::*;
 use std::ops::Range;

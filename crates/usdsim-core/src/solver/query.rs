@@ -8,13 +8,13 @@ impl Solver {
     /// space, one position per vertex). Its vertices move linearly from their current
     /// positions across the frame's substeps, velocities follow from the motion, and
     /// nothing pushes them. Without a new target a kinematic body holds still.
-    pub fn set_kinematic_targets(&mut self, body: usize, targets: &[Vec3]) -> Result<(), SceneError> {
-        let name = || format!("body {body}");
-        let Some(k) = self.kinematic.iter_mut().find(|k| k.body == body) else {
+    pub fn set_kinematic_targets(&mut self, body: BodyId, targets: &[Vec3]) -> Result<(), SceneError> {
+        let name = || body.to_string();
+        let Some(k) = self.kinematic.iter_mut().find(|k| k.body == body.0) else {
             return Err(SceneError::InvalidValue {
                 body: name(),
                 what: "kinematic targets",
-                value: body as f32,
+                value: body.0 as f32,
                 expected: "a kinematic body",
             });
         };
@@ -37,17 +37,17 @@ impl Solver {
     /// the next simulation frame (local-to-world, scale included). Points fixed in it move
     /// linearly between their start and end images across the substeps. Without a new
     /// target a frame holds still.
-    pub fn set_frame_target(&mut self, frame: usize, world_from_local: glam::Mat4) -> Result<(), SceneError> {
-        let Some(f) = self.attachment_frames.get_mut(frame) else {
+    pub fn set_frame_target(&mut self, frame: FrameId, world_from_local: glam::Mat4) -> Result<(), SceneError> {
+        let Some(f) = self.attachment_frames.get_mut(frame.0) else {
             return Err(SceneError::IndexOutOfRange {
                 body: "frame target".into(),
                 what: "frame",
-                index: frame as u64,
+                index: frame.0 as u64,
                 len: self.attachment_frames.len(),
             });
         };
         if !world_from_local.is_finite() {
-            return Err(SceneError::NonFinite { body: format!("frame {frame}"), what: "frame target" });
+            return Err(SceneError::NonFinite { body: frame.to_string(), what: "frame target" });
         }
         f.target = Some(world_from_local);
         Ok(())
@@ -57,20 +57,20 @@ impl Solver {
     /// (world translation and orientation of its frame).
     pub fn set_rigid_target(
         &mut self,
-        rigid: usize,
+        rigid: RigidId,
         translation: Vec3,
         rotation: glam::Quat,
     ) -> Result<(), SceneError> {
         if !(translation.is_finite() && rotation.is_finite()) {
-            return Err(SceneError::NonFinite { body: format!("rigid body {rigid}"), what: "kinematic target" });
+            return Err(SceneError::NonFinite { body: rigid.to_string(), what: "kinematic target" });
         }
-        if self.rigid.set_target(rigid, translation, rotation) {
+        if self.rigid.set_target(rigid.0, translation, rotation) {
             Ok(())
         } else {
             Err(SceneError::InvalidValue {
-                body: format!("rigid body {rigid}"),
+                body: rigid.to_string(),
                 what: "kinematic target",
-                value: rigid as f32,
+                value: rigid.0 as f32,
                 expected: "a kinematic rigid body",
             })
         }
@@ -81,24 +81,29 @@ impl Solver {
         self.rigid.len()
     }
 
+    /// Every rigid body's id, in scene order.
+    pub fn rigid_ids(&self) -> impl ExactSizeIterator<Item = RigidId> + use<> {
+        (0..self.rigid.len()).map(RigidId)
+    }
+
     /// World translation and orientation of rigid body `rigid`'s frame.
-    pub fn rigid_pose(&self, rigid: usize) -> (Vec3, glam::Quat) {
-        self.rigid.pose(rigid)
+    pub fn rigid_pose(&self, rigid: RigidId) -> (Vec3, glam::Quat) {
+        self.rigid.pose(rigid.0)
     }
 
     /// Linear and angular velocity of rigid body `rigid` (world space).
-    pub fn rigid_velocity(&self, rigid: usize) -> (Vec3, Vec3) {
-        self.rigid.velocity(rigid)
+    pub fn rigid_velocity(&self, rigid: RigidId) -> (Vec3, Vec3) {
+        self.rigid.velocity(rigid.0)
     }
 
     /// Mass of rigid body `rigid`.
-    pub fn rigid_mass(&self, rigid: usize) -> f32 {
-        self.rigid.mass(rigid)
+    pub fn rigid_mass(&self, rigid: RigidId) -> f32 {
+        self.rigid.mass(rigid.0)
     }
 
     /// Whether body `body` is kinematic.
-    pub fn is_kinematic(&self, body: usize) -> bool {
-        self.kinematic.iter().any(|k| k.body == body)
+    pub fn is_kinematic(&self, body: BodyId) -> bool {
+        self.kinematic.iter().any(|k| k.body == body.0)
     }
 
     /// Deformable (vertex–triangle and edge–edge) contacts found in the last substep.
@@ -107,8 +112,8 @@ impl Solver {
     }
 
     /// Whether body `body` is asleep (`startsAsleep` and not woken yet).
-    pub fn is_asleep(&self, body: usize) -> bool {
-        self.sleeping.get(body).is_some_and(Option::is_some)
+    pub fn is_asleep(&self, body: BodyId) -> bool {
+        self.sleeping.get(body.0).is_some_and(Option::is_some)
     }
 
     /// Wakes body `body`: from now on it is simulated. Asleep bodies are frozen where
@@ -118,23 +123,23 @@ impl Solver {
     /// attached to moves (an animated frame, a kinematic body with targets, an awake
     /// dynamic or rigid body); see `solver/sleep.rs`. Static colliders and pin targets
     /// never wake anything. Callers may also wake bodies explicitly.
-    pub fn wake(&mut self, body: usize) {
-        if let Some(Some(w)) = self.sleeping.get_mut(body).map(Option::take) {
-            self.w[self.bodies[body].clone()].copy_from_slice(&w);
-            self.surfaces.set_awake(body);
+    pub fn wake(&mut self, body: BodyId) {
+        if let Some(Some(w)) = self.sleeping.get_mut(body.0).map(Option::take) {
+            self.w[self.bodies[body.0].clone()].copy_from_slice(&w);
+            self.surfaces.set_awake(body.0);
         }
     }
 
     /// Changes the gravity acting on body `body` from the next substep on (e.g. to
     /// remove a load).
-    pub fn set_gravity(&mut self, body: usize, gravity: Vec3) {
-        self.body_gravity[body] = gravity;
+    pub fn set_gravity(&mut self, body: BodyId, gravity: Vec3) {
+        self.body_gravity[body.0] = gravity;
     }
 
     /// The current rest edge matrix `[r1−r0, r2−r0, r3−r0]` of tet `tet` of body `body`
     /// (scene order): the authored rest shape, or where plastic flow has moved it.
-    pub fn rest_edges(&self, body: usize, tet: usize) -> glam::Mat3 {
-        let global = self.body_tet_start[body] + tet;
+    pub fn rest_edges(&self, body: BodyId, tet: usize) -> glam::Mat3 {
+        let global = self.body_tet_start[body.0] + tet;
         let slot = self.elements.tets.slot[global];
         self.elements.tets.items[slot as usize].dm_inv.inverse()
     }
@@ -142,25 +147,25 @@ impl Solver {
     /// Body `body`'s current triangles (local vertex indices; empty for volume bodies).
     /// Tearing re-indexes them onto split vertices; the triangle count and order never
     /// change.
-    pub fn triangles(&self, body: usize) -> &[[u32; 3]] {
-        &self.input.bodies[body].triangles
+    pub fn triangles(&self, body: BodyId) -> &[[u32; 3]] {
+        &self.input.bodies[body.0].triangles
     }
 
     /// Body `body`'s current tetrahedra (local vertex indices; empty for surface bodies).
-    pub fn tets(&self, body: usize) -> &[[u32; 4]] {
-        &self.input.bodies[body].tets
+    pub fn tets(&self, body: BodyId) -> &[[u32; 4]] {
+        &self.input.bodies[body.0].tets
     }
 
     /// How many times body `body`'s topology has changed (each tear event counts one):
     /// whoever writes results rewrites the mesh's indices when this moves.
-    pub fn topology_version(&self, body: usize) -> u32 {
-        self.topology_version[body]
+    pub fn topology_version(&self, body: BodyId) -> u32 {
+        self.topology_version[body.0]
     }
 
     /// Body `body`'s current rest shape: the authored one, or where plastic flow has
     /// moved it.
-    pub fn rest_shape(&self, body: usize) -> RestShape {
-        let b = &self.input.bodies[body];
+    pub fn rest_shape(&self, body: BodyId) -> RestShape {
+        let b = &self.input.bodies[body.0];
         if b.kind != BodyKind::Volume || !self.rest_is_state(body) {
             return RestShape { points: b.rest_points.clone(), elements: b.rest_elements.clone() };
         }
@@ -180,8 +185,8 @@ impl Solver {
     /// Body `body`'s current dihedral rest angles (radians) per pair of adjacent
     /// triangles, in the schema's `restAdjTriPairs` / `restBendAngles` form (surface
     /// bodies; empty otherwise).
-    pub fn rest_bend_angles(&self, body: usize) -> Vec<([u32; 2], f32)> {
-        self.hinge_refs[body]
+    pub fn rest_bend_angles(&self, body: BodyId) -> Vec<([u32; 2], f32)> {
+        self.hinge_refs[body.0]
             .iter()
             .map(|h| {
                 let set = if h.soft { &self.elements.soft_hinges } else { &self.elements.hinges };
@@ -192,8 +197,8 @@ impl Solver {
 
     /// Whether body `body`'s rest shape or rest angles can change during the run
     /// (plastic), so that they are part of the state to write back.
-    pub fn rest_is_state(&self, body: usize) -> bool {
-        let b = &self.input.bodies[body];
+    pub fn rest_is_state(&self, body: BodyId) -> bool {
+        let b = &self.input.bodies[body.0];
         b.plastic.is_some() || b.materials.iter().any(|slot| slot.plastic.is_some())
     }
 
@@ -211,33 +216,38 @@ impl Solver {
     }
 
     /// World-space positions of body `body`'s vertices.
-    pub fn positions(&self, body: usize) -> &[Vec3] {
-        &self.x[self.bodies[body].clone()]
+    pub fn positions(&self, body: BodyId) -> &[Vec3] {
+        &self.x[self.bodies[body.0].clone()]
     }
 
     /// World-space velocities of body `body`'s vertices.
-    pub fn velocities(&self, body: usize) -> &[Vec3] {
-        &self.v[self.bodies[body].clone()]
+    pub fn velocities(&self, body: BodyId) -> &[Vec3] {
+        &self.v[self.bodies[body.0].clone()]
     }
 
     /// Per-vertex masses of body `body`.
-    pub fn masses(&self, body: usize) -> &[f32] {
-        &self.mass[self.bodies[body].clone()]
+    pub fn masses(&self, body: BodyId) -> &[f32] {
+        &self.mass[self.bodies[body.0].clone()]
     }
 
     /// Total mass of body `body`.
-    pub fn body_mass(&self, body: usize) -> f32 {
+    pub fn body_mass(&self, body: BodyId) -> f32 {
         self.masses(body).iter().sum()
     }
 
     /// Mass-weighted centre of body `body`.
-    pub fn centre_of_mass(&self, body: usize) -> Vec3 {
+    pub fn centre_of_mass(&self, body: BodyId) -> Vec3 {
         mass::centre_of_mass(self.positions(body), self.masses(body))
     }
 
     /// Number of bodies.
     pub fn body_count(&self) -> usize {
         self.bodies.len()
+    }
+
+    /// Every body's id, in scene order.
+    pub fn body_ids(&self) -> impl ExactSizeIterator<Item = BodyId> + use<> {
+        (0..self.bodies.len()).map(BodyId)
     }
 
     /// Frames stepped so far.

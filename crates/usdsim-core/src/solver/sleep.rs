@@ -25,6 +25,7 @@
 
 use super::Solver;
 use crate::constraint::attachment::Side;
+use crate::scene::BodyId;
 
 impl Solver {
     /// Wakes every sleeping body touched by, or attached to, something moving this
@@ -35,14 +36,14 @@ impl Solver {
         }
         for k in 0..self.deformable_contacts.len() {
             if let Some(b) = self.surfaces.woken_by(&self.deformable_contacts[k], &self.x, &self.x_prev) {
-                self.wake(b);
+                self.wake(BodyId(b));
             }
         }
         for k in 0..self.driven.len() {
             let d = self.driven[k];
             let b = self.body_of(d.vertex);
-            if self.is_asleep(b) && self.frame_moves(d.frame) {
-                self.wake(b);
+            if self.is_asleep(BodyId(b)) && self.frame_moves(d.frame) {
+                self.wake(BodyId(b));
             }
         }
         for k in 0..self.links.len() {
@@ -50,8 +51,8 @@ impl Solver {
             for (side, other) in [(link.a, link.b), (link.b, link.a)] {
                 if let Side::Points { idx, .. } = side {
                     let b = self.body_of(idx[0] as usize);
-                    if self.is_asleep(b) && self.side_moves(&other) {
-                        self.wake(b);
+                    if self.is_asleep(BodyId(b)) && self.side_moves(&other) {
+                        self.wake(BodyId(b));
                     }
                 }
             }

@@ -105,7 +105,7 @@ impl Solver {
                     &self.filter,
                 );
                 for b in woken {
-                    self.wake(b);
+                    self.wake(BodyId(b));
                 }
             }
             let (states, bodies, params) = (&self.rigid.states, &self.bodies, &self.contact_params);

@@ -15,7 +15,7 @@
 use super::Solver;
 use crate::contact::deformable::{SelfContact, Surfaces};
 use crate::mesh::split;
-use crate::scene::{Body, BodyKind};
+use crate::scene::{Body, BodyId, BodyKind};
 use glam::Vec3;
 use std::collections::HashSet;
 
@@ -121,8 +121,8 @@ impl Tearing {
 
 impl Solver {
     /// How many of body `body`'s edges have broken so far.
-    pub fn broken_edges(&self, body: usize) -> usize {
-        self.tearing.get(body).and_then(Option::as_ref).map_or(0, |t| t.broken.len())
+    pub fn broken_edges(&self, body: BodyId) -> usize {
+        self.tearing.get(body.0).and_then(Option::as_ref).map_or(0, |t| t.broken.len())
     }
 
     /// Breaks the most over-stretched edge of every tearable body, if one is beyond its
@@ -134,7 +134,7 @@ impl Solver {
     /// runs on from there.
     pub(super) fn tear(&mut self) {
         for b in 0..self.tearing.len() {
-            if self.tearing[b].is_none() || self.is_asleep(b) {
+            if self.tearing[b].is_none() || self.is_asleep(BodyId(b)) {
                 continue;
             }
             if let Some(edge) = self.worst_edge(b) {
@@ -325,7 +325,7 @@ impl Solver {
         self.filter = filter;
         // A fresh build marks every startsAsleep body asleep again.
         for b in 0..self.bodies.len() {
-            if !self.is_asleep(b) {
+            if !self.is_asleep(BodyId(b)) {
                 self.surfaces.set_awake(b);
             }
         }

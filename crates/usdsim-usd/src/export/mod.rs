@@ -18,6 +18,7 @@
 //! write never leaves a half-written file.
 
 use std::path::Path;
+use usdsim_core::{BodyId, RigidId};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
@@ -155,7 +156,7 @@ impl Frame {
 }
 
 /// A simulation being recorded for export: frame k of every body, in the order of
-/// [`Imported::bodies`], stored in each prim's local space at time code
+/// [`Binding::bodies`](crate::Binding::bodies), stored in each prim's local space at time code
 /// `startTimeCode + k`.
 #[derive(Clone, Debug)]
 pub struct Bake {
@@ -197,6 +198,7 @@ impl Bake {
         assert!(first <= last, "an empty window {first}..={last}");
         let slots = (last - first) as usize + 1;
         let tracks = imported
+            .binding
             .bodies
             .iter()
             .map(|b| Track {
@@ -206,6 +208,7 @@ impl Bake {
             })
             .collect();
         let extras = imported
+            .binding
             .bodies
             .iter()
             .zip(&imported.scene.bodies)
@@ -235,25 +238,27 @@ impl Bake {
             })
             .collect();
         let embedded = imported
+            .binding
             .embedded
             .iter()
             .zip(&imported.scene.embedded)
             .map(|(prim, mesh)| {
-                let embedding = Embedding::new(&imported.scene.bodies[mesh.body], &mesh.bind_points);
+                let embedding = Embedding::new(&imported.scene.bodies[mesh.body.index()], &mesh.bind_points);
                 EmbeddedTrack {
                     track: Track {
                         prim_path: prim.prim_path.clone(),
                         local_from_world: prim.world_from_local.inverse(),
                         frames: vec![None; slots],
                     },
-                    body: prim.body,
+                    body: prim.body.index(),
                     embedding,
                     normals: prim.normals.clone(),
                 }
             })
             .collect();
         let rigid = imported
-            .rigid_prims
+            .binding
+            .rigid
             .iter()
             .map(|prim| RigidTrack {
                 prim: prim.clone(),
@@ -341,22 +346,23 @@ impl Bake {
     /// ([`Bake::push_rest_shape`]), and rigid-body poses.
     pub fn record(&mut self, frame: u32, solver: &Solver) {
         for b in 0..self.tracks.len() {
-            let version = solver.topology_version(b);
+            let version = solver.topology_version(BodyId(b));
             if version != self.extras[b].version {
                 self.extras[b].version = version;
                 let topology = match self.extras[b].kind {
-                    BodyKind::Surface => Topology::Triangles(solver.triangles(b).to_vec()),
-                    BodyKind::Volume => Topology::Tets(solver.tets(b).to_vec()),
+                    BodyKind::Surface => Topology::Triangles(solver.triangles(BodyId(b)).to_vec()),
+                    BodyKind::Volume => Topology::Tets(solver.tets(BodyId(b)).to_vec()),
                 };
                 self.push_topology(frame, b, topology);
             }
-            if solver.rest_is_state(b) {
-                self.push_rest_shape(frame, b, &solver.rest_shape(b), &solver.rest_bend_angles(b));
+            if solver.rest_is_state(BodyId(b)) {
+                self.push_rest_shape(frame, b, &solver.rest_shape(BodyId(b)), &solver.rest_bend_angles(BodyId(b)));
             }
         }
-        let states: Vec<_> = (0..solver.body_count()).map(|b| (solver.positions(b), solver.velocities(b))).collect();
+        let states: Vec<_> =
+            (0..solver.body_count()).map(|b| (solver.positions(BodyId(b)), solver.velocities(BodyId(b)))).collect();
         self.push_frame(frame, &states);
-        let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(r)).collect();
+        let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(RigidId(r))).collect();
         self.push_rigid_frame(frame, &poses);
     }
 
@@ -404,7 +410,7 @@ impl Bake {
 
     /// Records frame `frame` (0..=frames) of every rigid body: its world pose
     /// (translation and orientation of its frame, as `Solver::rigid_pose` gives it),
-    /// in the order of [`Imported::rigid_bodies`]. Stored in the prim's parent space
+    /// in the order of [`Binding::rigid`](crate::Binding::rigid). Stored in the prim's parent space
     /// (the parent's transform at `startTimeCode`, inverted); a parent scale or shear is
     /// dropped from the orientation, so parents should be rigid transforms (uniform
     /// scale is fine). Recording a frame twice keeps the last.
@@ -426,10 +432,10 @@ impl Bake {
     }
 
     /// Records frame `frame` (0..=frames): `(positions, velocities)` of every body,
-    /// world space, in the same order as [`Imported::bodies`]. Positions go back to
+    /// world space, in the same order as [`Binding::bodies`](crate::Binding::bodies). Positions go back to
     /// local space through the inverse of the body's `world_from_local`; velocities
     /// through its inverse linear part only. Every embedded mesh
-    /// ([`Imported::embedded`]) is placed from its body's state the same way.
+    /// ([`Binding::embedded`](crate::Binding::embedded)) is placed from its body's state the same way.
     /// Recording a frame twice keeps the last.
     ///
     /// # Panics

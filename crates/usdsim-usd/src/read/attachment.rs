@@ -9,7 +9,7 @@
 
 use glam::{DMat4, Vec3};
 use openusd::sdf;
-use usdsim_core::{Attachment, Body, Frame, Pin, Site};
+use usdsim_core::{Attachment, Body, BodyId, Frame, FrameId, Pin, RigidId, Site};
 
 use crate::error::ImportError;
 use crate::schema::attachment::{
@@ -38,10 +38,10 @@ pub struct FrameTrack {
 /// The thing a [`FrameTrack`] animates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrackTarget {
-    /// Index into the scene's frames (`Solver::set_frame_target`).
-    Frame(usize),
-    /// Index into the scene's rigid bodies (`Solver::set_rigid_target`).
-    Rigid(usize),
+    /// An attachment frame (`Solver::set_frame_target`).
+    Frame(FrameId),
+    /// A kinematic rigid body (`Solver::set_rigid_target`).
+    Rigid(RigidId),
 }
 
 impl FrameTrack {
@@ -207,7 +207,7 @@ pub(crate) fn read(
                             out.frames.push(Frame { name: target.to_string(), world_from_local: world.as_mat4() });
                             frame_paths.push(target.clone());
                             if let Some(samples) = sample_world(ctx, &target, start)? {
-                                out.tracks.push(FrameTrack { target: TrackTarget::Frame(i), start, samples });
+                                out.tracks.push(FrameTrack { target: TrackTarget::Frame(FrameId(i)), start, samples });
                             }
                             i
                         }
@@ -230,8 +230,8 @@ pub(crate) fn read(
             });
         }
         // A vertex held at a point of a static (unanimated) xformable is a pin.
-        let is_static = |f: usize| !out.tracks.iter().any(|t| t.target == TrackTarget::Frame(f));
-        if let (Some(Site::Vertex { .. }), Some(&Site::Frame { frame, .. })) = (a.first(), b.first()) {
+        let is_static = |f: usize| !out.tracks.iter().any(|t| t.target == TrackTarget::Frame(FrameId(f)));
+        if let (Some(Site::Vertex { .. }), Some(&Site::Frame { frame: FrameId(frame), .. })) = (a.first(), b.first()) {
             if is_static(frame) {
                 let world = out.frames[frame].world_from_local;
                 for (a, b) in a.iter().zip(&b) {
@@ -306,7 +306,7 @@ fn read_sites(
             idx.iter()
                 .map(|&i| {
                     let vertex = checked_index(ctx, path, &attr, i, body.positions.len(), "body vertices")?;
-                    Ok(Site::Vertex { body: b, vertex })
+                    Ok(Site::Vertex { body: BodyId(b), vertex })
                 })
                 .collect::<Result<_, ImportError>>()?
         }
@@ -319,7 +319,7 @@ fn read_sites(
                 .zip(coords)
                 .map(|(&i, c)| {
                     let triangle = checked_index(ctx, path, &attr, i, body.triangles.len(), "body triangles")?;
-                    Ok(Site::Triangle { body: b, triangle, uv: [c.x, c.y], normal_offset: c.z })
+                    Ok(Site::Triangle { body: BodyId(b), triangle, uv: [c.x, c.y], normal_offset: c.z })
                 })
                 .collect::<Result<_, ImportError>>()?
         }
@@ -332,7 +332,7 @@ fn read_sites(
                 .zip(coords)
                 .map(|(&i, c)| {
                     let tet = checked_index(ctx, path, &attr, i, body.tets.len(), "body tetrahedra")?;
-                    Ok(Site::Tet { body: b, tet, coords: c.to_array() })
+                    Ok(Site::Tet { body: BodyId(b), tet, coords: c.to_array() })
                 })
                 .collect::<Result<_, ImportError>>()?
         }
@@ -342,11 +342,14 @@ fn read_sites(
                 .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, &attr), expected: "point3f[]" })?;
             match source {
                 Source::Frame(frame) => {
-                    positions.iter().map(|p| Site::Frame { frame: *frame, local: p.as_vec3() }).collect()
+                    positions.iter().map(|p| Site::Frame { frame: FrameId(*frame), local: p.as_vec3() }).collect()
                 }
                 Source::Rigid { index, body_from_prim } => positions
                     .iter()
-                    .map(|p| Site::Rigid { rigid: *index, local: body_from_prim.transform_point3(*p).as_vec3() })
+                    .map(|p| Site::Rigid {
+                        rigid: RigidId(*index),
+                        local: body_from_prim.transform_point3(*p).as_vec3(),
+                    })
                     .collect(),
                 Source::Body(_) => {
                     return Err(ImportError::Invalid {

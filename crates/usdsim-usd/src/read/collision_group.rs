@@ -27,6 +27,7 @@
 //! collider are kept but have no effect: rapier3d resolves those contacts.
 
 use std::collections::BTreeSet;
+use usdsim_core::{BodyId, ColliderId, RigidId};
 
 use openusd::sdf;
 use usdsim_core::{surface_triangles, CollisionObject, ElementFilter, Scene};
@@ -47,14 +48,14 @@ struct Objects {
 impl Objects {
     fn new(lookup: &[(sdf::Path, usize)], scene: &Scene) -> Objects {
         let mut entries: Vec<(sdf::Path, CollisionObject)> =
-            lookup.iter().map(|(p, b)| (p.clone(), CollisionObject::Body(*b))).collect();
+            lookup.iter().map(|(p, b)| (p.clone(), CollisionObject::Body(BodyId(*b)))).collect();
         for (i, c) in scene.colliders.iter().enumerate() {
             if let Ok(path) = sdf::Path::new(&c.name) {
-                entries.push((path, CollisionObject::Collider(i)));
+                entries.push((path, CollisionObject::Collider(ColliderId(i))));
             }
         }
         let rigid = (scene.rigid_bodies.iter().enumerate())
-            .filter_map(|(i, r)| sdf::Path::new(&r.name).ok().map(|p| (p, CollisionObject::Rigid(i))))
+            .filter_map(|(i, r)| sdf::Path::new(&r.name).ok().map(|p| (p, CollisionObject::Rigid(RigidId(i)))))
             .collect();
         Objects { entries, rigid }
     }
@@ -107,7 +108,9 @@ struct PairSet(BTreeSet<[CollisionObject; 2]>);
 impl PairSet {
     /// Adds `a`–`b` unless it is a self pair or a pair of static colliders.
     fn add(&mut self, a: CollisionObject, b: CollisionObject) {
-        if a == b || matches!((a, b), (CollisionObject::Collider(_), CollisionObject::Collider(_))) {
+        if a == b
+            || matches!((a, b), (CollisionObject::Collider(ColliderId(_)), CollisionObject::Collider(ColliderId(_))))
+        {
             return;
         }
         self.0.insert(if a < b { [a, b] } else { [b, a] });
@@ -325,7 +328,7 @@ fn element_filters(
         if attribute_values::bool_value(ctx, path, &format!("{ns}:filterEnabled"))? == Some(false) {
             continue;
         }
-        let mut sides = [CollisionObject::Body(0); 2];
+        let mut sides = [CollisionObject::Body(BodyId(0)); 2];
         for (k, side) in sides.iter_mut().enumerate() {
             let rel = format!("{ns}:src{k}");
             let Some(target) = targets(ctx, path, &rel)?.into_iter().next() else {
@@ -367,7 +370,7 @@ fn element_filters(
                     reason: format!("has {} entries, expected {sum} (the sum of groupElemCounts{k})", indices[k].len()),
                 });
             }
-            if let CollisionObject::Body(b) = sides[k] {
+            if let CollisionObject::Body(BodyId(b)) = sides[k] {
                 let triangles = surface_triangles(&scene.bodies[b]).len();
                 for &i in &indices[k] {
                     checked_index(ctx, path, &indices_name(k), i64::from(i), triangles, "surface triangles")?;

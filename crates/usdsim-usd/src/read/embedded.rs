@@ -3,6 +3,7 @@
 //! topology when the input authored per-vertex normals to recompute).
 
 use glam::{DMat4, DVec3};
+use usdsim_core::BodyId;
 use usdsim_core::EmbeddedMesh;
 
 use crate::binding::{EmbeddedPrim, FaceTopology};
@@ -49,11 +50,12 @@ pub(crate) fn read(
     let normals = normals_topology(ctx, prim, points.len())?;
     let mesh = EmbeddedMesh {
         name: path.to_string(),
-        body,
+        body: BodyId(body),
         bind_points: bind.iter().map(|p| world.transform_point3(*p).as_vec3()).collect(),
         collision,
     };
-    let out = EmbeddedPrim { prim_path: path.to_string(), body, world_from_local: world, normals, collision };
+    let out =
+        EmbeddedPrim { prim_path: path.to_string(), body: BodyId(body), world_from_local: world, normals, collision };
     Ok(Some((mesh, out)))
 }
 

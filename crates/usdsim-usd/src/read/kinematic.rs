@@ -4,6 +4,7 @@
 
 use glam::Vec3;
 use openusd::sdf;
+use usdsim_core::BodyId;
 
 use crate::error::ImportError;
 use crate::read::body::FoundBody;
@@ -17,8 +18,8 @@ const MAX_SAMPLES: usize = 100_000;
 /// A kinematic body's world-space positions at time codes `start + k`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KinematicTrack {
-    /// Index into the scene's bodies.
-    pub body: usize,
+    /// The kinematic body.
+    pub body: BodyId,
     /// Time code of the first sample.
     pub start: f64,
     /// Positions at `start + k`, `k = 0..samples.len()`.
@@ -100,5 +101,5 @@ pub(crate) fn read(ctx: &mut Ctx, found: &FoundBody, index: usize, start: f64) -
         samples.push(points);
     }
     ctx.time = saved;
-    Ok(KinematicTrack { body: index, start, samples })
+    Ok(KinematicTrack { body: BodyId(index), start, samples })
 }
