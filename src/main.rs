@@ -65,7 +65,11 @@ fn run(args: &cli::RunArgs, style: Style) -> ExitCode {
                 let mut report = summary.json(reporter.warnings_json());
                 report["frame_ms"] = summary::frame_percentiles(&summary.frame_ms);
                 if let Err(err) = write_report(path, &report) {
-                    eprintln!("{}: {}: cannot write the report: {err}", reporter.style().label(Severity::Error, ""), path.display());
+                    eprintln!(
+                        "{}: {}: cannot write the report: {err}",
+                        reporter.style().label(Severity::Error, ""),
+                        path.display()
+                    );
                     return ExitCode::from(failure::OUTPUT);
                 }
             }

@@ -296,7 +296,10 @@ mod tests {
     fn percentiles_are_nearest_rank() {
         let ms: Vec<f64> = (1..=100).rev().map(f64::from).collect();
         let p = frame_percentiles(&ms);
-        assert_eq!((p["p50"].as_f64(), p["p90"].as_f64(), p["p99"].as_f64(), p["max"].as_f64()), (Some(50.0), Some(90.0), Some(99.0), Some(100.0)));
+        assert_eq!(
+            (p["p50"].as_f64(), p["p90"].as_f64(), p["p99"].as_f64(), p["max"].as_f64()),
+            (Some(50.0), Some(90.0), Some(99.0), Some(100.0))
+        );
         assert!(frame_percentiles(&[])["p50"].is_null());
     }
 

@@ -40,7 +40,10 @@ fn a_bake_longer_than_a_chunk_writes_clips_and_a_small_layer() {
         std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     files.sort();
     // 26 frames (0..=25) in chunks of 7: 0-6, 7-13, 14-20, 21-25.
-    assert_eq!(files, ["clip.000000.usdc", "clip.000007.usdc", "clip.000014.usdc", "clip.000021.usdc", "manifest.usdc"]);
+    assert_eq!(
+        files,
+        ["clip.000000.usdc", "clip.000007.usdc", "clip.000014.usdc", "clip.000021.usdc", "manifest.usdc"]
+    );
     let layer = LayerFile::open(&clips);
     assert_eq!(layer.time_range(), LayerFile::open(&single).time_range());
     let text = std::fs::read_to_string(&clips).unwrap();
@@ -82,7 +85,11 @@ fn openusd_composes_the_clips_like_the_single_layer() {
         for t in 0..=25 {
             let t = f64::from(t);
             for name in ["points", "velocities"] {
-                assert_eq!(composed_points(&a, prim, name, t), composed_points(&b, prim, name, t), "{scene} {name} at {t}");
+                assert_eq!(
+                    composed_points(&a, prim, name, t),
+                    composed_points(&b, prim, name, t),
+                    "{scene} {name} at {t}"
+                );
             }
         }
     }
@@ -118,7 +125,16 @@ fn every_file_written_is_announced_and_listed() {
     let dir = temp_dir();
     let input = copy_scene("animated_anchor.usda", dir.path());
     let out = dir.path().join("out.usdc");
-    let outcome = usdsim([input.as_os_str(), "--frames".as_ref(), "20".as_ref(), "--chunk".as_ref(), "8".as_ref(), "-o".as_ref(), out.as_os_str(), "-q".as_ref()]);
+    let outcome = usdsim([
+        input.as_os_str(),
+        "--frames".as_ref(),
+        "20".as_ref(),
+        "--chunk".as_ref(),
+        "8".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-q".as_ref(),
+    ]);
     assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
     let announced: Vec<&str> = outcome.stdout.lines().filter_map(|l| l.strip_prefix("OUTPUT_FILE: ")).collect();
     assert_eq!(announced.len(), 3 + 1 + 1, "three clips, the manifest, the layer: {}", outcome.stdout);

@@ -23,9 +23,9 @@ mod schema;
 mod stage;
 pub mod validate;
 
+pub use baker::{BakeError, Baker, Finished, DEFAULT_CHUNK_BYTES, MAX_DEFAULT_CHUNK};
 pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
-pub use baker::{BakeError, Baker, Finished, DEFAULT_CHUNK_BYTES, MAX_DEFAULT_CHUNK};
 pub use export::{clip_file, clip_folder, default_output_path, manifest_file, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
 pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};

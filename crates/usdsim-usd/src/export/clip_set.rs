@@ -76,11 +76,15 @@ impl ClipSet {
     /// is created.
     pub(crate) fn new(output: &Path, shown: &Path) -> Result<ClipSet, ExportError> {
         let folder = clip_folder(output);
-        std::fs::create_dir_all(&folder).map_err(|err| ExportError::NotWritable {
-            path: clip_folder(shown),
-            reason: err.to_string(),
-        })?;
-        Ok(ClipSet { output: output.to_path_buf(), shown: shown.to_path_buf(), folder, chunks: Vec::new(), declared: BTreeMap::new() })
+        std::fs::create_dir_all(&folder)
+            .map_err(|err| ExportError::NotWritable { path: clip_folder(shown), reason: err.to_string() })?;
+        Ok(ClipSet {
+            output: output.to_path_buf(),
+            shown: shown.to_path_buf(),
+            folder,
+            chunks: Vec::new(),
+            declared: BTreeMap::new(),
+        })
     }
 
     /// Writes the frames `bake` holds as the next clip and returns its file. A clip
@@ -98,7 +102,8 @@ impl ClipSet {
 
     /// Adds what `data` declares to the union.
     fn declare(&mut self, data: &dyn sdf::AbstractData) -> Result<(), ExportError> {
-        let read_err = |err: &dyn std::fmt::Display| ExportError::Author { path: self.shown.clone(), reason: err.to_string() };
+        let read_err =
+            |err: &dyn std::fmt::Display| ExportError::Author { path: self.shown.clone(), reason: err.to_string() };
         for path in data.spec_paths() {
             let attribute = match data.spec_type(&path) {
                 Some(sdf::SpecType::Prim) => None,
@@ -134,14 +139,13 @@ impl ClipSet {
     /// Writes the manifest and the output layer, which ends at frame `last`; returns
     /// the files written (manifest, then the output).
     pub(crate) fn write_top(&self, bake: &Bake, last: u32) -> Result<Vec<PathBuf>, ExportError> {
-        let author_err = |err: &dyn std::fmt::Display| ExportError::Author { path: self.shown.clone(), reason: err.to_string() };
+        let author_err =
+            |err: &dyn std::fmt::Display| ExportError::Author { path: self.shown.clone(), reason: err.to_string() };
         let output_dir = self.output.parent().unwrap_or_else(|| Path::new("/"));
         let manifest_path = manifest_file(&self.folder);
 
         let mut manifest = sdf::Layer::new_anonymous("usdsim-manifest.usda");
-        manifest
-            .edit(|edit| self.author_declarations(edit, true))
-            .map_err(|err| author_err(&err))?;
+        manifest.edit(|edit| self.author_declarations(edit, true)).map_err(|err| author_err(&err))?;
         write_layer(&manifest, &manifest_path, &manifest_path)?;
 
         let (_, input_abs) = super::destination(bake.stage(), &self.shown)?;
@@ -158,7 +162,11 @@ impl ClipSet {
         clips.insert(
             "active".into(),
             sdf::Value::Vec2dVec(
-                chunks.iter().enumerate().map(|(i, c)| gf::Vec2d::from([start + f64::from(c.first), i as f64])).collect(),
+                chunks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| gf::Vec2d::from([start + f64::from(c.first), i as f64]))
+                    .collect(),
             ),
         );
         // Clip time = stage time: every clip holds its frames at their own time codes.
@@ -181,7 +189,10 @@ impl ClipSet {
                 let mut prim = sdf::PrimSpecMut::over(edit.data_mut(), sdf::Path::new(&root)?)?;
                 prim.set(
                     sdf::FieldKey::Clips.as_str(),
-                    sdf::Value::Dictionary(sdf::Dictionary::from([(CLIP_SET.to_string(), sdf::Value::Dictionary(set))])),
+                    sdf::Value::Dictionary(sdf::Dictionary::from([(
+                        CLIP_SET.to_string(),
+                        sdf::Value::Dictionary(set),
+                    )])),
                 );
             }
             Ok::<(), sdf::AuthoringError>(())
@@ -196,7 +207,9 @@ impl ClipSet {
         let mut roots: Vec<String> = self
             .declared
             .keys()
-            .filter_map(|p| p.strip_prefix('/').map(|rest| format!("/{}", rest.split(['/', '.']).next().unwrap_or(rest))))
+            .filter_map(|p| {
+                p.strip_prefix('/').map(|rest| format!("/{}", rest.split(['/', '.']).next().unwrap_or(rest)))
+            })
             .collect();
         roots.dedup();
         roots

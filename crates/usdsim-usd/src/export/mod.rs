@@ -545,10 +545,9 @@ impl Bake {
 
     /// Whether the window holds no frame at all (ended before its first).
     pub fn is_empty(&self) -> bool {
-        self.tracks.first().map_or_else(
-            || self.rigid.first().is_none_or(|t| t.frames.is_empty()),
-            |t| t.frames.is_empty(),
-        )
+        self.tracks
+            .first()
+            .map_or_else(|| self.rigid.first().is_none_or(|t| t.frames.is_empty()), |t| t.frames.is_empty())
     }
 
     /// Checks, before any simulating, that [`Bake::write`] can write `output`: a file

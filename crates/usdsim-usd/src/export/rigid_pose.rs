@@ -55,9 +55,21 @@ pub(super) fn author_rigid(
     order.extend(["xformOp:translate", "xformOp:orient"]);
 
     let precision = track.prim.op_precision;
-    let translate = track.frames.iter().enumerate().filter_map(|(k, f)| f.map(|(t, _)| (first + k, vec3(t, precision.translate).0)));
-    author_samples(edit, &prim, "xformOp:translate", vec3(DVec3::ZERO, precision.translate).1, start, translate.collect())?;
-    let orient = track.frames.iter().enumerate().filter_map(|(k, f)| f.map(|(_, q)| (first + k, quat(q, precision.orient).0)));
+    let translate = track
+        .frames
+        .iter()
+        .enumerate()
+        .filter_map(|(k, f)| f.map(|(t, _)| (first + k, vec3(t, precision.translate).0)));
+    author_samples(
+        edit,
+        &prim,
+        "xformOp:translate",
+        vec3(DVec3::ZERO, precision.translate).1,
+        start,
+        translate.collect(),
+    )?;
+    let orient =
+        track.frames.iter().enumerate().filter_map(|(k, f)| f.map(|(_, q)| (first + k, quat(q, precision.orient).0)));
     author_samples(edit, &prim, "xformOp:orient", quat(DQuat::IDENTITY, precision.orient).1, start, orient.collect())?;
     if let Some(scale) = track.prim.scale {
         let path = prim.append_property("xformOp:scale")?;
