@@ -153,7 +153,7 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     while baker.frame() < frames {
         assert!(baker.step().unwrap().is_none());
     }
-    baker.finish().unwrap();
+    let solver = baker.finish().unwrap().solver;
     drop(input);
 
     let stage = usd::Stage::open(output.to_str().unwrap()).unwrap();
