@@ -64,7 +64,7 @@ pub enum BakeError {
 
 /// A bake in progress: owns the solver, records every frame, and streams the frames
 /// out as value clips of `chunk` frames each ([`crate::clip_folder`]); a bake of at most
-/// `chunk` frames stays one layer. Call [`Baker::step`] until [`Baker::frame`] reaches
+/// `chunk` frames (`--frames` ≤ chunk) stays one layer. Call [`Baker::step`] until [`Baker::frame`] reaches
 /// [`Baker::frames`] (or stop earlier: interrupted, diverged), then [`Baker::finish`],
 /// which writes a playable output ending at the last complete frame.
 pub struct Baker<'a> {
@@ -99,7 +99,7 @@ impl<'a> Baker<'a> {
         let (output_abs, _) = destination(&imported.stage, output)?;
 
         let chunk = chunk.unwrap_or_else(|| imported.default_chunk()).max(1);
-        let single = frames < chunk;
+        let single = frames <= chunk;
         let (bake, clips) = if single {
             (Bake::new(imported, frames), None)
         } else {
