@@ -333,8 +333,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
-    /// Frames per value clip: a longer bake streams its frames to <output stem>.clips/ as
-    /// one .usdc clip per chunk, and the output layer holds the clip metadata. Default:
+    /// Frames per value clip: a longer bake streams its frames to a folder beside the
+    /// output (OUT.clips/ for OUT.usda) as one .usdc clip per chunk, and the output layer
+    /// holds the clip metadata. Default:
     /// as many frames as fit in 64 MiB of samples (at most 1000); a bake of no more
     /// frames stays one layer.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count::<1, { u32::MAX }>)]
