@@ -110,11 +110,17 @@ fn usdsim_extension_values_fail_with_the_importers_wording() {
     let file = invalid("DB601_tear_ratio_one.usda");
     let outcome = usdsim(["validate".as_ref(), file.as_os_str()]);
     assert_eq!(outcome.code, Some(1), "{}", outcome.stdout);
-    for needle in
-        ["error[DB601]", "/World/Jelly.usdsim:tearRatio", "found 1", "tearRatio must be 0 (never tears) or > 1"]
-    {
+    let sentence = "found 1; tearRatio must be 0 (never tears) or a stretch ratio above 1";
+    for needle in ["error[DB601]", "/World/Jelly.usdsim:tearRatio", sentence] {
         assert!(outcome.stdout.contains(needle), "missing {needle:?} in:\n{}", outcome.stdout);
     }
+    // The importer refuses the value with the validator's sentence (one range table).
+    let dir = temp_dir();
+    let input = dir.path().join("jelly.usda");
+    std::fs::copy(&file, &input).unwrap();
+    let run = usdsim([input.as_os_str(), "--frames".as_ref(), "1".as_ref()]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains(sentence), "missing {sentence:?} in:\n{}", run.stderr);
 }
 
 #[test]

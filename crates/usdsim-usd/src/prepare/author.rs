@@ -11,7 +11,6 @@ use usdsim_core::VoxelTets;
 use super::{MaterialChoice, RenderMesh, Source, MATERIAL_NAME, POSE_INSTANCE, SIM_MESH_NAME};
 use crate::error::ExportError;
 use crate::export::{check_writable, destination, relative_asset_path, with_causes};
-use crate::read::pose::BIND_POSE;
 use crate::schema::dialect::Dialect;
 use crate::schema::material::{
     base_material_api, material_api_for, MaterialAttribute, DENSITY, DYNAMIC_FRICTION, POISSONS_RATIO, STATIC_FRICTION,
@@ -21,6 +20,7 @@ use crate::schema::names::{
     body_api, sim_api_name, SimKind, BEND_DEFAULT_FLAT, BEND_DEFAULT_REST, BINDING_RELS, COLLISION_API,
     MATERIAL_BINDING_API,
 };
+use crate::schema::names::{BIND_POSE, POSE_POINTS, POSE_PURPOSES};
 
 /// A volume body to author: the tetrahedral mesh (world space) and its material.
 pub struct VolumeBody<'a> {
@@ -211,9 +211,9 @@ fn author_pose(
     d: Dialect,
     points: Vec<gf::Vec3f>,
 ) -> Result<(), sdf::AuthoringError> {
-    attr(edit, prim, &d.pose_attr(POSE_INSTANCE, "points"), "point3f[]", sdf::Value::Vec3fVec(points), false)?;
+    attr(edit, prim, &d.pose_attr(POSE_INSTANCE, POSE_POINTS), "point3f[]", sdf::Value::Vec3fVec(points), false)?;
     let purposes = sdf::Value::TokenVec(vec![BIND_POSE.into()]);
-    attr(edit, prim, &d.pose_attr(POSE_INSTANCE, "purposes"), "token[]", purposes, true)
+    attr(edit, prim, &d.pose_attr(POSE_INSTANCE, POSE_PURPOSES), "token[]", purposes, true)
 }
 
 /// Binds the material to `sim` with `material:binding:physics`, first making

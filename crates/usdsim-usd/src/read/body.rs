@@ -11,7 +11,7 @@ use crate::read::material_binding;
 use crate::read::pose;
 use crate::read::usdsim_api;
 use crate::schema::dialect::{Dialect, Names};
-use crate::schema::names::{self, SimKind, BODY_APIS, SIM_APIS};
+use crate::schema::names::{self, SimKind, BIND_POSE, BODY_APIS, SELF_COLLISION_FILTER_POSE, SIM_APIS};
 use crate::stage::attribute_values::{self, check_indices};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -281,7 +281,7 @@ pub(crate) fn read(
     body.model = usdsim_api::body_model(ctx, &found.root, sim)?;
 
     let sim_prim = &prims[found.sim_index];
-    if let Some(bind) = pose::pose_points(ctx, sim_prim, pose::BIND_POSE)? {
+    if let Some(bind) = pose::pose_points(ctx, sim_prim, BIND_POSE)? {
         if bind.len() == points.len() {
             body.bind_pose = bind.iter().map(to_world).collect();
         } else {
@@ -293,7 +293,7 @@ pub(crate) fn read(
             );
         }
     }
-    if let Some(filter) = pose::pose_points(ctx, sim_prim, pose::SELF_COLLISION_FILTER_POSE)? {
+    if let Some(filter) = pose::pose_points(ctx, sim_prim, SELF_COLLISION_FILTER_POSE)? {
         body.self_collision_filter_pose = filter.iter().map(to_world).collect();
     }
     body.kinematic = attribute_values::bool_value(ctx, &found.root, names.kinematic)? == Some(true);

@@ -9,6 +9,7 @@ use usdsim_core::EmbeddedMesh;
 use crate::binding::{EmbeddedPrim, FaceTopology};
 use crate::error::ImportError;
 use crate::read::pose;
+use crate::schema::names::BIND_POSE;
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -33,7 +34,7 @@ pub(crate) fn read(
             reason: format!("entry {i} is not finite"),
         });
     }
-    let bind: Vec<DVec3> = match pose::pose_points(ctx, prim, pose::BIND_POSE)? {
+    let bind: Vec<DVec3> = match pose::pose_points(ctx, prim, BIND_POSE)? {
         Some(b) if b.len() == points.len() => b,
         Some(b) => {
             ctx.warn(

@@ -12,14 +12,10 @@ use openusd::sdf;
 
 use crate::error::ImportError;
 use crate::schema::dialect::Dialect;
+use crate::schema::names::{POSE_POINTS, POSE_PURPOSES};
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
-
-/// The pose purposes usdsim uses.
-pub(crate) const BIND_POSE: &str = "bindPose";
-/// Self-collision filtering rest pose (stored for the contact work).
-pub(crate) const SELF_COLLISION_FILTER_POSE: &str = "selfCollisionFilterPose";
 
 /// One applied pose instance: its name and attribute names.
 struct Instance {
@@ -36,8 +32,8 @@ fn instances(prim: &PrimInfo) -> Vec<Instance> {
                 let name = api.strip_prefix(dialect.names().pose_api)?.strip_prefix(':')?;
                 Some(Instance {
                     name: name.to_string(),
-                    points: dialect.pose_attr(name, "points"),
-                    purposes: dialect.pose_attr(name, "purposes"),
+                    points: dialect.pose_attr(name, POSE_POINTS),
+                    purposes: dialect.pose_attr(name, POSE_PURPOSES),
                 })
             })
         })

@@ -18,8 +18,9 @@ use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 
 use crate::schema::usdsim::{
-    BODY_API, BODY_ATTRIBUTES as BODY_ATTRS, MATERIAL_API, MATERIAL_ATTRIBUTES as MATERIAL_ATTRS, MODEL,
-    PLASTIC_MAX_STRAIN, PLASTIC_RATE, PLASTIC_YIELD, SPRING_DAMPING, SPRING_LINKS, SPRING_STIFFNESS, TEAR_RATIO,
+    check_model, check_spring_links, number_range, BODY_API, BODY_ATTRIBUTES as BODY_ATTRS, MATERIAL_API,
+    MATERIAL_ATTRIBUTES as MATERIAL_ATTRS, MODEL, PLASTIC_MAX_STRAIN, PLASTIC_RATE, PLASTIC_YIELD, SPRING_DAMPING,
+    SPRING_LINKS, SPRING_STIFFNESS, TEAR_RATIO,
 };
 
 /// Tearing and plasticity of one material.
@@ -63,12 +64,14 @@ fn check_applied(ctx: &mut Ctx, prim: &sdf::Path, api: &str, names: &[&str]) -> 
     Ok(true)
 }
 
-/// A finite number, or an error naming the attribute.
-fn finite(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Option<f64>, ImportError> {
-    match attribute_values::f64_value(ctx, prim, name)? {
-        Some(v) if !v.is_finite() => Err(invalid(ctx, prim, name, format!("must be a finite number, found {v}"))),
-        other => Ok(other),
+/// The authored value of numeric attribute `name`, or an error naming the attribute
+/// when it is outside the range `schema/usdsim.rs` gives it (the validator's sentence).
+fn in_range(ctx: &Ctx, prim: &sdf::Path, name: &str) -> Result<Option<f64>, ImportError> {
+    let value = attribute_values::f64_value(ctx, prim, name)?;
+    if let Some(v) = value {
+        number_range(name).check(v).map_err(|reason| invalid(ctx, prim, name, reason))?;
     }
+    Ok(value)
 }
 
 fn invalid(ctx: &Ctx, prim: &sdf::Path, name: &str, reason: String) -> ImportError {
@@ -90,50 +93,12 @@ pub(crate) fn material_extras(ctx: &mut Ctx, material: Option<&sdf::Path>) -> Re
     if !check_applied(ctx, material, MATERIAL_API, &MATERIAL_ATTRS)? {
         return Ok(MaterialExtras::default());
     }
-    let tear_ratio = match finite(ctx, material, TEAR_RATIO)? {
-        None => None,
-        Some(0.0) => None,
-        Some(r) if r > 1.0 => Some(r as f32),
-        Some(r) => {
-            return Err(invalid(
-                ctx,
-                material,
-                TEAR_RATIO,
-                format!("must be 0 (never tears) or a stretch ratio above 1 (1.8 tears at 180 %), found {r}"),
-            ))
-        }
-    };
-    let yield_ratio = match finite(ctx, material, PLASTIC_YIELD)? {
-        None => None,
-        Some(0.0) => None,
-        Some(y) if y > 1.0 => Some(y),
-        Some(y) => {
-            return Err(invalid(
-                ctx,
-                material,
-                PLASTIC_YIELD,
-                format!("must be 0 (elastic) or a stretch ratio above 1, found {y}"),
-            ))
-        }
-    };
-    let rate = match finite(ctx, material, PLASTIC_RATE)? {
-        Some(k) if !(0.0..=1.0).contains(&k) => {
-            return Err(invalid(ctx, material, PLASTIC_RATE, format!("must lie in [0, 1], found {k}")))
-        }
-        other => other.unwrap_or(0.0),
-    };
-    let max_strain = match finite(ctx, material, PLASTIC_MAX_STRAIN)? {
-        Some(s) if s < 0.0 => {
-            return Err(invalid(
-                ctx,
-                material,
-                PLASTIC_MAX_STRAIN,
-                format!("must be 0 (no cap) or positive, found {s}"),
-            ))
-        }
-        Some(s) if s > 0.0 => Some(s as f32),
-        _ => None,
-    };
+    // 0 switches tearing, flow and the cap off; the ranges exclude everything else
+    // that would not make sense.
+    let tear_ratio = in_range(ctx, material, TEAR_RATIO)?.filter(|&r| r > 0.0).map(|r| r as f32);
+    let yield_ratio = in_range(ctx, material, PLASTIC_YIELD)?.filter(|&y| y > 0.0);
+    let rate = in_range(ctx, material, PLASTIC_RATE)?.unwrap_or(0.0);
+    let max_strain = in_range(ctx, material, PLASTIC_MAX_STRAIN)?.filter(|&s| s > 0.0).map(|s| s as f32);
     let plastic = match yield_ratio {
         Some(_) if rate == 0.0 => {
             ctx.warn(
@@ -161,50 +126,19 @@ pub(crate) fn body_model(ctx: &mut Ctx, root: &sdf::Path, sim: &sdf::Path) -> Re
         }
         prim = sim;
     }
-    let springs = match attribute_values::token_value(ctx, prim, MODEL)?.as_deref() {
-        None | Some("fem") => false,
-        Some("springs") => true,
-        Some(other) => {
-            return Err(invalid(ctx, prim, MODEL, format!("expected \"fem\" or \"springs\", found {other:?}")));
-        }
-    };
-    let non_negative = |ctx: &Ctx, name: &str| -> Result<f32, ImportError> {
-        match finite(ctx, prim, name)? {
-            Some(v) if v < 0.0 => Err(invalid(ctx, prim, name, format!("must be non-negative, found {v}"))),
-            Some(v) => Ok(v as f32),
-            None => Ok(0.0),
-        }
-    };
-    let stiffness = non_negative(ctx, SPRING_STIFFNESS)?;
-    let damping = non_negative(ctx, SPRING_DAMPING)?;
+    let model = attribute_values::token_value(ctx, prim, MODEL)?;
+    if let Some(model) = &model {
+        check_model(model).map_err(|reason| invalid(ctx, prim, MODEL, reason))?;
+    }
+    let springs = model.as_deref() == Some("springs");
+    let stiffness = in_range(ctx, prim, SPRING_STIFFNESS)?.unwrap_or(0.0) as f32;
+    let damping = in_range(ctx, prim, SPRING_DAMPING)?.unwrap_or(0.0) as f32;
     let links = match attribute_values::token_array(ctx, prim, SPRING_LINKS)? {
         None => Springs::default().links,
         Some(tokens) => {
-            let mut links = LinkKinds { structural: false, shear: false, bend: false };
-            for t in &tokens {
-                match t.as_str() {
-                    "structural" => links.structural = true,
-                    "shear" => links.shear = true,
-                    "bend" => links.bend = true,
-                    other => {
-                        return Err(invalid(
-                            ctx,
-                            prim,
-                            SPRING_LINKS,
-                            format!("unknown link kind {other:?}; expected \"structural\", \"shear\" or \"bend\""),
-                        ))
-                    }
-                }
-            }
-            if tokens.is_empty() {
-                return Err(invalid(
-                    ctx,
-                    prim,
-                    SPRING_LINKS,
-                    "names no link kind; list at least one of \"structural\", \"shear\", \"bend\"".to_string(),
-                ));
-            }
-            links
+            check_spring_links(&tokens).map_err(|reason| invalid(ctx, prim, SPRING_LINKS, reason))?;
+            let has = |kind: &str| tokens.iter().any(|t| t == kind);
+            LinkKinds { structural: has("structural"), shear: has("shear"), bend: has("bend") }
         }
     };
     if !springs {

@@ -158,8 +158,17 @@ pub(crate) const OMNI_ATTRIBUTES: [&str; 49] = [
     "omniphysics:groupElemIndices1",
 ];
 
+/// A deformable pose instance's points (see `Dialect::pose_attr` for the full name).
+pub(crate) const POSE_POINTS: &str = "points";
+/// A deformable pose instance's purposes (see `Dialect::pose_attr` for the full name).
+pub(crate) const POSE_PURPOSES: &str = "purposes";
 /// Leaf names of a deformable pose instance's attributes.
-pub(crate) const POSE_LEAVES: [&str; 2] = ["points", "purposes"];
+pub(crate) const POSE_LEAVES: [&str; 2] = [POSE_POINTS, POSE_PURPOSES];
+/// The pose purpose whose points are the bind pose (embedding, rest shape fallback).
+pub(crate) const BIND_POSE: &str = "bindPose";
+/// The pose purpose whose points filter self collision (vertices closer than the contact
+/// offset in this pose never collide with each other).
+pub(crate) const SELF_COLLISION_FILTER_POSE: &str = "selfCollisionFilterPose";
 
 #[cfg(test)]
 mod tests {

@@ -42,9 +42,128 @@ pub(crate) const MODELS: [&str; 2] = ["fem", "springs"];
 /// Allowed `usdsim:springLinks` tokens.
 pub(crate) const LINK_KINDS: [&str; 3] = ["structural", "shear", "bend"];
 
+/// The numbers a numeric `usdsim:` attribute allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Allowed {
+    /// 0 switches the feature off (the text says what off means); otherwise a stretch
+    /// ratio above 1.
+    ZeroOrAboveOne(&'static str),
+    /// A share in [0, 1].
+    UnitInterval,
+    /// 0 or positive; the text says what 0 means.
+    ZeroOrPositive(&'static str),
+}
+
+/// One numeric attribute of the extension: its name, the validation rule that checks it,
+/// and what it allows. The importer refuses and the validator reports a value outside
+/// it with the same sentence ([`NumberRange::check`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NumberRange {
+    /// The attribute.
+    pub name: &'static str,
+    /// The validation rule (`docs/validation-rules.md`).
+    pub rule: &'static str,
+    /// Its allowed values.
+    pub allowed: Allowed,
+}
+
+/// Every numeric `usdsim:` attribute's range.
+pub(crate) const NUMBER_RANGES: [NumberRange; 6] = [
+    NumberRange { name: TEAR_RATIO, rule: "DB601", allowed: Allowed::ZeroOrAboveOne("never tears") },
+    NumberRange { name: PLASTIC_YIELD, rule: "DB602", allowed: Allowed::ZeroOrAboveOne("purely elastic") },
+    NumberRange { name: PLASTIC_RATE, rule: "DB603", allowed: Allowed::UnitInterval },
+    NumberRange { name: PLASTIC_MAX_STRAIN, rule: "DB604", allowed: Allowed::ZeroOrPositive("no cap") },
+    NumberRange { name: SPRING_STIFFNESS, rule: "DB605", allowed: Allowed::ZeroOrPositive("no spring force") },
+    NumberRange { name: SPRING_DAMPING, rule: "DB605", allowed: Allowed::ZeroOrPositive("undamped") },
+];
+
+/// The range of numeric attribute `name` (one of [`NUMBER_RANGES`]).
+pub(crate) fn number_range(name: &str) -> &'static NumberRange {
+    NUMBER_RANGES.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("{name} is not a numeric usdsim: attribute"))
+}
+
+impl NumberRange {
+    /// `Err` with the sentence importer and validator both say when `v` is outside the
+    /// range ("found 0.5; tearRatio must be ...").
+    pub(crate) fn check(&self, v: f64) -> Result<(), String> {
+        let ok = v.is_finite()
+            && match self.allowed {
+                Allowed::ZeroOrAboveOne(_) => v == 0.0 || v > 1.0,
+                Allowed::UnitInterval => (0.0..=1.0).contains(&v),
+                Allowed::ZeroOrPositive(_) => v >= 0.0,
+            };
+        if ok {
+            return Ok(());
+        }
+        let leaf = &self.name["usdsim:".len()..];
+        let finite = if v.is_finite() { "" } else { "a finite number: " };
+        Err(match self.allowed {
+            Allowed::ZeroOrAboveOne(off) => {
+                format!("found {v}; {leaf} must be {finite}0 ({off}) or a stretch ratio above 1 (1.8 = 180 %)")
+            }
+            Allowed::UnitInterval => format!("found {v}; {leaf} must be {finite}a share in [0, 1]"),
+            Allowed::ZeroOrPositive(zero) => format!("found {v}; {leaf} must be {finite}0 ({zero}) or positive"),
+        })
+    }
+}
+
+/// Rule that checks `usdsim:model`.
+pub(crate) const MODEL_RULE: &str = "DB606";
+/// Rule that checks `usdsim:springLinks`.
+pub(crate) const SPRING_LINKS_RULE: &str = "DB607";
+
+/// `Err` with the sentence importer and validator both say when `usdsim:model` is not
+/// one of [`MODELS`].
+pub(crate) fn check_model(model: &str) -> Result<(), String> {
+    if MODELS.contains(&model) {
+        Ok(())
+    } else {
+        Err(format!("found {model:?}; model must be {}", quoted_or(&MODELS)))
+    }
+}
+
+/// `Err` with the sentence importer and validator both say when `usdsim:springLinks` is
+/// empty or names a kind that is not one of [`LINK_KINDS`].
+pub(crate) fn check_spring_links(links: &[String]) -> Result<(), String> {
+    let bad: Vec<&String> = links.iter().filter(|l| !LINK_KINDS.contains(&l.as_str())).collect();
+    if links.is_empty() {
+        Err(format!("names no link kind; springLinks must list at least one of {}", quoted_or(&LINK_KINDS)))
+    } else if let Some(first) = bad.first() {
+        Err(format!(
+            "unknown link kind {first:?}{}; springLinks may list only {}",
+            if bad.len() > 1 { format!(" ({} unknown in all)", bad.len()) } else { String::new() },
+            quoted_or(&LINK_KINDS).replace(" or ", " and ")
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+fn quoted_or(tokens: &[&str]) -> String {
+    let quoted: Vec<String> = tokens.iter().map(|t| format!("{t:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_numeric_attribute_has_one_range() {
+        let numeric = attributes().filter(|a| ![MODEL, SPRING_LINKS].contains(a));
+        for name in numeric {
+            assert_eq!(NUMBER_RANGES.iter().filter(|r| r.name == name).count(), 1, "{name}");
+        }
+        assert!(number_range(TEAR_RATIO).check(0.0).is_ok() && number_range(TEAR_RATIO).check(1.0).is_err());
+        assert!(number_range(PLASTIC_RATE).check(1.0).is_ok() && number_range(PLASTIC_RATE).check(1.01).is_err());
+        assert!(number_range(SPRING_DAMPING).check(f64::INFINITY).unwrap_err().contains("finite"));
+        assert_eq!(check_model("mpm").unwrap_err(), "found \"mpm\"; model must be \"fem\" or \"springs\"");
+        assert!(check_spring_links(&[]).unwrap_err().contains("\"structural\", \"shear\" or \"bend\""));
+    }
 
     /// The names above are the ones `schemas/generate.py` writes into the generated
     /// schema (so a renamed attribute cannot leave the validator behind).

@@ -4,6 +4,7 @@ use super::body_rules::SoundBody;
 use super::mesh_rules::check_finite;
 use super::walk::Walk;
 use crate::schema::dialect::Dialect;
+use crate::schema::names::{BIND_POSE, POSE_POINTS, POSE_PURPOSES};
 use crate::stage::attribute_values as av;
 
 /// Checks every prim that applies a deformable pose API (either dialect).
@@ -22,10 +23,10 @@ pub(crate) fn check(walk: &mut Walk, _bodies: &[SoundBody]) {
         let mesh_points = walk.read(&path, "points", av::vec3_array);
         let mut bind_poses = Vec::new();
         for (dialect, instance) in &poses {
-            let purposes_name = dialect.pose_attr(instance, "purposes");
-            let points_name = dialect.pose_attr(instance, "points");
+            let purposes_name = dialect.pose_attr(instance, POSE_PURPOSES);
+            let points_name = dialect.pose_attr(instance, POSE_POINTS);
             let purposes = walk.read(&path, &purposes_name, av::token_array).unwrap_or_default();
-            if purposes.iter().any(|p| p == "bindPose") {
+            if purposes.iter().any(|p| p == BIND_POSE) {
                 bind_poses.push(instance.clone());
             }
             if let Some(pose_points) = walk.read(&path, &points_name, av::vec3_array) {

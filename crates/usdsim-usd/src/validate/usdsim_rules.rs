@@ -7,8 +7,8 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::usdsim::{
-    BODY_API, BODY_ATTRIBUTES, LINK_KINDS, MATERIAL_API, MATERIAL_ATTRIBUTES, MODEL, MODELS, PLASTIC_MAX_STRAIN,
-    PLASTIC_RATE, PLASTIC_YIELD, SPRING_DAMPING, SPRING_LINKS, SPRING_STIFFNESS, TEAR_RATIO,
+    check_model, check_spring_links, BODY_API, BODY_ATTRIBUTES, MATERIAL_API, MATERIAL_ATTRIBUTES, MODEL, MODEL_RULE,
+    NUMBER_RANGES, SPRING_LINKS, SPRING_LINKS_RULE,
 };
 use crate::stage::attribute_values as av;
 
@@ -43,70 +43,24 @@ pub(crate) fn check(walk: &mut Walk) {
     }
 }
 
-/// DB601–DB607 on one prim's authored values (wrong types are DB100).
+/// DB601–DB607 on one prim's authored values (wrong types are DB100), with the ranges
+/// and sentences of `schema/usdsim.rs` the importer uses too.
 fn check_values(walk: &mut Walk, prim: &sdf::Path) {
-    check_ratio(walk, prim, "DB601", TEAR_RATIO, "never tears");
-    check_ratio(walk, prim, "DB602", PLASTIC_YIELD, "purely elastic");
-
-    if let Some(v) = walk.read(prim, PLASTIC_RATE, av::f64_value) {
-        if !(0.0..=1.0).contains(&v) {
-            walk.report("DB603", prim, Some(PLASTIC_RATE), format!("found {v}; plasticRate must lie in [0, 1]"));
-        }
-    }
-    if let Some(v) = walk.read(prim, PLASTIC_MAX_STRAIN, av::f64_value) {
-        if !(v.is_finite() && v >= 0.0) {
-            walk.report(
-                "DB604",
-                prim,
-                Some(PLASTIC_MAX_STRAIN),
-                format!("found {v}; plasticMaxStrain must be finite and >= 0 (0 = no cap)"),
-            );
-        }
-    }
-    for name in [SPRING_STIFFNESS, SPRING_DAMPING] {
-        if let Some(v) = walk.read(prim, name, av::f64_value) {
-            if !(v.is_finite() && v >= 0.0) {
-                let leaf = &name["usdsim:".len()..];
-                walk.report("DB605", prim, Some(name), format!("found {v}; {leaf} must be finite and >= 0"));
+    for range in &NUMBER_RANGES {
+        if let Some(v) = walk.read(prim, range.name, av::f64_value) {
+            if let Err(reason) = range.check(v) {
+                walk.report(range.rule, prim, Some(range.name), reason);
             }
         }
     }
     if let Some(model) = walk.read(prim, MODEL, av::token_value) {
-        if !MODELS.contains(&model.as_str()) {
-            walk.report("DB606", prim, Some(MODEL), format!("found {model:?}; model must be \"fem\" or \"springs\""));
+        if let Err(reason) = check_model(&model) {
+            walk.report(MODEL_RULE, prim, Some(MODEL), reason);
         }
     }
     if let Some(links) = walk.read(prim, SPRING_LINKS, av::token_array) {
-        let bad: Vec<&String> = links.iter().filter(|l| !LINK_KINDS.contains(&l.as_str())).collect();
-        if links.is_empty() {
-            walk.report(
-                "DB607",
-                prim,
-                Some(SPRING_LINKS),
-                "names no link kind; springLinks must list at least one of \"structural\", \"shear\", \"bend\"",
-            );
-        } else if let Some(first) = bad.first() {
-            walk.report(
-                "DB607",
-                prim,
-                Some(SPRING_LINKS),
-                format!(
-                    "unknown link kind {first:?}{}; springLinks may list only \"structural\", \"shear\" and \"bend\"",
-                    if bad.len() > 1 { format!(" ({} unknown in all)", bad.len()) } else { String::new() }
-                ),
-            );
-        }
-    }
-}
-
-/// DB601/DB602: a stretch ratio that is 0 (off) or > 1.
-fn check_ratio(walk: &mut Walk, prim: &sdf::Path, code: &'static str, name: &str, off: &str) {
-    if let Some(v) = walk.read(prim, name, av::f64_value) {
-        let leaf = &name["usdsim:".len()..];
-        if !v.is_finite() {
-            walk.report(code, prim, Some(name), format!("found {v}; {leaf} must be a finite number: 0 ({off}) or > 1"));
-        } else if !(v == 0.0 || v > 1.0) {
-            walk.report(code, prim, Some(name), format!("found {v}; {leaf} must be 0 ({off}) or > 1"));
+        if let Err(reason) = check_spring_links(&links) {
+            walk.report(SPRING_LINKS_RULE, prim, Some(SPRING_LINKS), reason);
         }
     }
 }
