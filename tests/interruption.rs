@@ -61,7 +61,8 @@ fn interrupted_bake_is_playable(signal_name: &str, code: i32) {
     assert!(stderr.contains("interrupted") && stderr.contains("--resume"), "{stderr}");
     let (start, end, _) = LayerFile::open(&output).time_range();
     let last = end.unwrap() - start.unwrap();
-    assert!(last >= 10.0, "two clips of 5 frames were written before the signal (last frame {last})");
+    // Clips 0-4 and 5-9 were on disk before the signal: the output holds at least those.
+    assert!(last >= 9.0, "two clips of 5 frames were written before the signal (last frame {last})");
     // Every frame up to the last is there, through the clips.
     let stage = open_stage(&output);
     let first = composed_points(&stage, "/World/Bar", "points", 0.0);
