@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// The exit codes, shown under `--help` (farm schedulers decide on retries from them).
 const EXIT_CODES: &str = "Exit codes: 0 ok; 1 invalid or unreadable input (validate: findings); 2 usage error \
 (validate: a file that cannot be read); 3 the simulation diverged (the frames before it are written); \
-4 the output cannot be written.
+4 the output cannot be written; 130 / 143 interrupted by SIGINT / SIGTERM (the frames before are written; --resume continues).
 
 Examples:
   usdsim shot.usda                   bake the stage's own frame range to shot.sim.usda
@@ -335,6 +335,20 @@ pub struct RunArgs {
     /// Print a machine-readable JSON summary on stdout (progress goes nowhere).
     #[arg(long)]
     pub json: bool,
+
+    /// Also write the JSON summary (as --json prints it) to FILE, with per-frame timing
+    /// percentiles (`frame_ms`), the warnings and every file written; on a failure, the
+    /// failure's JSON. Written to a temporary name and renamed.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Frames per value clip: a longer bake streams its frames to a folder beside the
+    /// output (OUT.clips/ for OUT.usda) as one .usdc clip per chunk, and the output layer
+    /// holds the clip metadata. Default:
+    /// as many frames as fit in 64 MiB of samples (at most 1000); a bake of no more
+    /// frames stays one layer.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count::<1, { u32::MAX }>)]
+    pub chunk: Option<u32>,
 
     /// Read the input's state at this time code instead of startTimeCode and write frame
     /// k at T + k: `usdsim a.sim.usda --start-time 10` continues a bake from its frame 10.

@@ -21,6 +21,41 @@ pub const DIVERGED: u8 = 3;
 /// one (a full disk, a lost mount) and not on 1 (the scene itself is wrong).
 pub const OUTPUT: u8 = 4;
 
+/// Exit status after SIGINT (128 + 2), as a shell reports it.
+pub const INTERRUPTED: u8 = 130;
+/// Exit status after SIGTERM (128 + 15).
+pub const TERMINATED: u8 = 143;
+
+/// A signal stopped the run after a complete frame; the frames so far were written.
+#[derive(Debug)]
+pub struct Interrupted {
+    /// The input stage.
+    pub file: PathBuf,
+    /// The signal's number (SIGINT 2, SIGTERM 15).
+    pub signal: i32,
+    /// The last frame written.
+    pub frame: u32,
+    /// The output holding frames 0 to `frame`.
+    pub kept: PathBuf,
+    /// Every file the run wrote.
+    pub files: Vec<PathBuf>,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = if self.signal == 15 { "SIGTERM" } else { "SIGINT" };
+        write!(
+            f,
+            "{}: interrupted by {name}: frames 0 to {} are in {} (playable); `--resume` continues it",
+            self.file.display(),
+            self.frame,
+            self.kept.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// The validator found errors: nothing was simulated. Each error has been printed.
 #[derive(Debug)]
 pub struct ValidationFailed {
@@ -92,6 +127,8 @@ pub struct Failure {
     pub exit_code: u8,
     /// Validation errors, when those stopped the run.
     pub errors: Vec<Diagnostic>,
+    /// Files the run wrote before it stopped (an interrupted bake's).
+    pub files: Vec<PathBuf>,
 }
 
 impl Failure {
@@ -104,6 +141,7 @@ impl Failure {
             location: Value::Null,
             exit_code: FAILED,
             errors: Vec::new(),
+            files: Vec::new(),
         };
         for cause in err.chain() {
             if let Some(e) = cause.downcast_ref::<ValidationFailed>() {
@@ -142,6 +180,13 @@ impl Failure {
                     location(e.file.display().to_string(), Some(e.prim.clone()), Some(e.attribute.to_string()));
                 return failure;
             }
+            if let Some(e) = cause.downcast_ref::<Interrupted>() {
+                failure.code = "interrupted".to_string();
+                failure.exit_code = if e.signal == 15 { TERMINATED } else { INTERRUPTED };
+                failure.location = location(e.kept.display().to_string(), None, None);
+                failure.files.clone_from(&e.files);
+                return failure;
+            }
             if cause.downcast_ref::<usdsim_core::SceneError>().is_some() {
                 failure.code = "scene".to_string();
             }
@@ -161,6 +206,7 @@ impl Failure {
             },
             "errors": self.errors.iter().map(diagnostic_json).collect::<Vec<_>>(),
             "warnings": warnings,
+            "files": self.files,
         })
     }
 }

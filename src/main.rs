@@ -10,6 +10,7 @@ mod cli;
 mod failure;
 mod farm;
 mod inspect;
+mod interrupt;
 mod prepare;
 mod preview;
 mod progress;
@@ -62,6 +63,18 @@ fn run(args: &cli::RunArgs, style: Style) -> ExitCode {
     let mut reporter = Reporter::new(style, args.quiet || args.json);
     match run::run(args, &mut reporter) {
         Ok(summary) => {
+            if let Some(path) = &args.report {
+                let mut report = summary.json(reporter.warnings_json());
+                report["frame_ms"] = summary::frame_percentiles(&summary.frame_ms);
+                if let Err(err) = write_report(path, &report) {
+                    eprintln!(
+                        "{}: {}: cannot write the report: {err}",
+                        reporter.style().label(Severity::Error, ""),
+                        path.display()
+                    );
+                    return ExitCode::from(failure::OUTPUT);
+                }
+            }
             if args.json {
                 print_json(&summary.json(reporter.warnings_json()));
             } else if !args.quiet {
@@ -69,7 +82,12 @@ fn run(args: &cli::RunArgs, style: Style) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(err) => finish(Err(err), args.json, &reporter),
+        Err(err) => {
+            if let Some(path) = &args.report {
+                let _ = write_report(path, &Failure::of(&err).json(reporter.warnings_json()));
+            }
+            finish(Err(err), args.json, &reporter)
+        }
     }
 }
 
@@ -85,6 +103,18 @@ fn finish(result: anyhow::Result<()>, json: bool, reporter: &Reporter) -> ExitCo
         print_json(&failure.json(reporter.warnings_json()));
     }
     ExitCode::from(failure.exit_code)
+}
+
+/// Writes `--report`'s JSON to `path` through a temporary name, so a reader never sees
+/// half a report.
+fn write_report(path: &std::path::Path, value: &serde_json::Value) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    let name = path.file_name().map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&temp, text + "\n")?;
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }
 
 /// Writes the JSON report on stdout; a closed pipe (`| head`) is not worth a panic.

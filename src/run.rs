@@ -1,7 +1,8 @@
 //! The `run` command: validate, import, simulate frame by frame, export.
 
 use crate::cli::{ModelArg, RunArgs};
-use crate::failure::{Diverged, ValidationFailed};
+use crate::failure::{Diverged, Interrupted, ValidationFailed};
+use crate::interrupt::Interrupt;
 use crate::progress::Progress;
 use crate::report::{Reporter, OVERRIDE_UNUSED};
 use crate::summary::{BodyResult, Counts, FrameRange, RangeSource, Summary};
@@ -9,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, Bake, InputStage, OpenError, StageInfo};
+use usdsim_usd::{default_output_path, Baker, InputStage, NonFinite, OpenError, StageInfo};
 
 /// Frames a run bakes when neither `--frames` nor the stage's `endTimeCode` says.
 pub const FALLBACK_FRAMES: u32 = 240;
@@ -22,6 +23,12 @@ pub fn frame_range(frames: Option<u32>, info: &StageInfo) -> FrameRange {
         (None, None) => (FALLBACK_FRAMES, RangeSource::Fallback),
     };
     FrameRange { start: info.start_time_code, frames, fps: info.time_codes_per_second, source }
+}
+
+/// Why a run stopped before its last frame.
+enum Stop {
+    Signal(i32),
+    Diverged(NonFinite),
 }
 
 /// Runs a simulation as `args` describe, reporting warnings through `reporter`, and
@@ -72,59 +79,78 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         integrator: args.integrator.integrator(),
         ..Settings::default()
     };
-    let mut bake = Bake::new(&imported, range.frames);
-    bake.record_overrides(&args.set);
-    bake.check_output(&output)?;
     let counts = Counts::of(&imported.scene);
-    let mut solver =
+    let solver =
         Solver::new(imported.scene.clone(), settings).with_context(|| format!("{file}: cannot simulate this scene"))?;
     for warning in solver.warnings() {
         reporter.warn_solver(&file, warning);
     }
+    let interrupt = Interrupt::install();
+    // The output is checked (and probed for writing) before any simulating.
+    let mut baker = Baker::new(&imported, solver, &output, range.frames, args.chunk)?;
+    baker.record_overrides(&args.set);
     if talk {
         eprintln!(
-            "simulating {}: {}, {} substeps x {} iterations",
+            "simulating {}: {}, {} substeps x {} iterations{}",
             counts.text(),
             range.text(),
-            solver.settings().substeps,
-            args.iterations
+            baker.solver().settings().substeps,
+            args.iterations,
+            if baker.streams() { format!(", {} frames per clip", baker.chunk()) } else { String::new() }
         );
     }
 
-    bake.record(0, &solver);
     let mut progress = Progress::new(range.frames, !talk);
     let t1 = Instant::now();
-    for frame in 1..=range.frames {
-        // Kinematic bodies, animated attachment frames and kinematic rigid bodies
-        // follow their authored animation to this frame's time code.
-        imported.binding.apply_targets(&mut solver, range.start + f64::from(frame))?;
-        solver.step_frame();
-        bake.record(frame, &solver);
-        // Every value the frame would write is checked (points, velocities, rest shapes,
-        // bend angles, embedded meshes, rigid poses): a diverged frame is never written,
-        // the frames before it are.
-        if let Some(bad) = bake.first_non_finite(frame) {
-            progress.finish();
-            bake.end_before(frame);
-            bake.write(&output)?;
+    let mut stopped = None;
+    let mut announced = 0;
+    let mut frame_ms = Vec::with_capacity(range.frames as usize);
+    while baker.frame() < range.frames {
+        if let Some(signal) = interrupt.signal() {
+            stopped = Some(Stop::Signal(signal));
+            break;
+        }
+        let t = Instant::now();
+        let step = baker.step()?;
+        frame_ms.push(1e3 * t.elapsed().as_secs_f64());
+        if let Some(bad) = step {
+            stopped = Some(Stop::Diverged(bad));
+            break;
+        }
+        announced = announce(&baker.written()[announced..], args.json, announced);
+        progress.frame(baker.frame());
+    }
+    progress.finish();
+    // Clips written while stepping count as export, not simulation.
+    let simulate_s = (t1.elapsed().as_secs_f64() - baker.export_seconds()).max(0.0);
+    let finished = baker.finish()?;
+    let export_s = finished.export_s;
+    announce(&finished.written[announced..], args.json, announced);
+    match stopped {
+        None => {}
+        Some(Stop::Diverged(bad)) => {
             return Err(Diverged {
                 file: args.input.clone(),
-                frame,
+                frame: bad.frame,
                 prim: bad.prim,
                 attribute: bad.attribute,
                 kept: Some(output.clone()),
             }
-            .into());
+            .into())
         }
-        progress.frame(frame);
+        Some(Stop::Signal(signal)) => {
+            return Err(Interrupted {
+                file: args.input.clone(),
+                signal,
+                frame: finished.last_frame,
+                kept: output.clone(),
+                files: finished.written,
+            }
+            .into())
+        }
     }
-    progress.finish();
-    let simulate_s = t1.elapsed().as_secs_f64();
-
-    let t2 = Instant::now();
-    bake.write(&output)?;
-    let export_s = t2.elapsed().as_secs_f64();
-    let output_bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
+    let solver = finished.solver;
+    let output_bytes = finished.written.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
 
     let up = info.up_axis.vector().as_vec3();
     let bodies = solver
@@ -141,6 +167,8 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     Ok(Summary {
         input: args.input.clone(),
         output,
+        files: finished.written,
+        frame_ms,
         output_bytes,
         counts,
         range,
@@ -153,6 +181,21 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         export_s,
         bodies,
     })
+}
+
+/// Prints `OUTPUT_FILE: <path>` on stdout for each of `files` as soon as it is
+/// written (the line Houdini PDG and farm scripts look for; under `--json` the
+/// summary's `files` lists them instead); returns how many are announced in all.
+fn announce(files: &[std::path::PathBuf], json: bool, before: usize) -> usize {
+    if !json {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        for file in files {
+            let _ = writeln!(out, "OUTPUT_FILE: {}", file.display());
+        }
+        let _ = out.flush();
+    }
+    before + files.len()
 }
 
 /// Applies the command line's whole-scene overrides of the `usdsim:` schema values

@@ -124,6 +124,8 @@ pub struct Summary {
     pub input: PathBuf,
     /// The written layer.
     pub output: PathBuf,
+    /// Every file the bake wrote (clips, manifest, the output layer last).
+    pub files: Vec<PathBuf>,
     /// Its size in bytes.
     pub output_bytes: u64,
     /// What was simulated.
@@ -144,6 +146,8 @@ pub struct Summary {
     pub simulate_s: f64,
     /// Seconds spent writing the output.
     pub export_s: f64,
+    /// Milliseconds each frame took to simulate, in order (for `--report`).
+    pub frame_ms: Vec<f64>,
     /// Each body's state after the last frame.
     pub bodies: Vec<BodyResult>,
 }
@@ -230,6 +234,7 @@ impl Summary {
             "input": self.input,
             "output": self.output,
             "output_bytes": self.output_bytes,
+            "files": self.files,
             "bodies": c.bodies,
             "vertices": c.vertices,
             "tetrahedra": c.tetrahedra,
@@ -261,6 +266,18 @@ impl Summary {
     }
 }
 
+/// Percentiles of per-frame milliseconds, as `--report` writes them: p50, p90, p99 and
+/// max (nearest rank), or nulls for a run without frames.
+pub fn frame_percentiles(frame_ms: &[f64]) -> Value {
+    let mut sorted = frame_ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |p: f64| -> Option<f64> {
+        let n = sorted.len();
+        (n > 0).then(|| sorted[((p * n as f64).ceil() as usize).clamp(1, n) - 1])
+    };
+    json!({ "p50": rank(0.5), "p90": rank(0.9), "p99": rank(0.99), "max": rank(1.0), "frames": sorted.len() })
+}
+
 /// `6.6 MB`, `812 kB`, `512 B` (decimal units, as file managers show).
 pub fn size_text(bytes: u64) -> String {
     match bytes {
@@ -274,6 +291,17 @@ pub fn size_text(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let ms: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        let p = frame_percentiles(&ms);
+        assert_eq!(
+            (p["p50"].as_f64(), p["p90"].as_f64(), p["p99"].as_f64(), p["max"].as_f64()),
+            (Some(50.0), Some(90.0), Some(99.0), Some(100.0))
+        );
+        assert!(frame_percentiles(&[])["p50"].is_null());
+    }
 
     #[test]
     fn sizes_read_as_people_expect() {

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+mod baker;
 mod binding;
 mod error;
 mod export;
@@ -23,9 +24,10 @@ mod stage;
 pub mod validate;
 mod wedge_index;
 
+pub use baker::{BakeError, Baker, Finished, DEFAULT_CHUNK_BYTES, MAX_DEFAULT_CHUNK};
 pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
 pub use error::{ExportError, ImportError, Location};
-pub use export::{default_output_path, Bake, NonFinite, Topology};
+pub use export::{clip_file, clip_folder, default_output_path, manifest_file, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
 pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};
 pub use read::attachment::{FrameTrack, TrackTarget};

@@ -521,14 +521,7 @@ fn simulate(imp: &Imported, frames: u32) -> Vec<Vec<glam::Vec3>> {
     let mut solver = Solver::new(imp.scene.clone(), settings).unwrap();
     let mut out = Vec::new();
     for frame in 1..=frames {
-        for track in &imp.binding.tracks {
-            let m = track.at(imp.stage.start_time_code + f64::from(frame));
-            match track.target {
-                TrackTarget::Frame(f) => solver.set_frame_target(f, m.as_mat4()).unwrap(),
-                TrackTarget::Rigid(_) => unreachable!("no rigid bodies here"),
-            }
-        }
-        solver.step_frame();
+        imp.advance(&mut solver, frame).unwrap();
         out.push(solver.positions(BodyId(0)).to_vec());
     }
     out

@@ -10,7 +10,7 @@ use openusd::{sdf, usd};
 use usdsim_core::closest_on_triangle;
 use usdsim_core::BodyId;
 use usdsim_core::{Embedding, Settings, Solver};
-use usdsim_usd::{import, Bake, Imported};
+use usdsim_usd::{import, Baker, Imported};
 
 const HEADER: &str = "#usda 1.0\n(\n    metersPerUnit = 1\n    upAxis = \"Z\"\n    startTimeCode = 0\n    timeCodesPerSecond = 24\n)\n\n";
 
@@ -147,21 +147,13 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     assert_eq!(imp.scene.colliders.len(), 2, "{:?}", imp.scene.colliders);
 
     let frames = 12;
-    let mut solver = Solver::new(imp.scene.clone(), Settings { substeps: 5, ..Settings::default() }).unwrap();
-    let mut bake = Bake::new(&imp, frames);
-    let state = |s: &Solver| vec![(s.positions(BodyId(0)).to_vec(), s.velocities(BodyId(0)).to_vec())];
-    let push = |bake: &mut Bake, s: &Solver, k: u32| {
-        let st = state(s);
-        let refs: Vec<(&[Vec3], &[Vec3])> = st.iter().map(|(p, v)| (&p[..], &v[..])).collect();
-        bake.push_frame(k, &refs);
-    };
-    push(&mut bake, &solver, 0);
-    for k in 1..=frames {
-        solver.step_frame();
-        push(&mut bake, &solver, k);
-    }
+    let solver = Solver::new(imp.scene.clone(), Settings { substeps: 5, ..Settings::default() }).unwrap();
     let output = dir.path().join("out.usda");
-    bake.write(&output).unwrap();
+    let mut baker = Baker::new(&imp, solver, &output, frames, None).unwrap();
+    while baker.frame() < frames {
+        assert!(baker.step().unwrap().is_none());
+    }
+    let solver = baker.finish().unwrap().solver;
     drop(input);
 
     let stage = usd::Stage::open(output.to_str().unwrap()).unwrap();

@@ -10,28 +10,20 @@ use glam::Vec3;
 use std::path::Path;
 use usdsim_core::BodyId;
 use usdsim_core::{Plasticity, Settings, Solver};
-use usdsim_usd::{import, import_at, Bake, Imported, TrackTarget};
+use usdsim_usd::{import, import_at, Baker, Imported};
 
 /// Simulates `imported` for `frames` frames as `usdsim run` does (animated frames
 /// followed), baking every frame to `output`. Returns the solver at the end.
 fn simulate_and_bake(imported: &Imported, frames: u32, output: &Path) -> Solver {
     let info = &imported.stage;
     let settings = Settings { frame_dt: (1.0 / info.time_codes_per_second) as f32, ..Settings::default() };
-    let mut solver = Solver::new(imported.scene.clone(), settings).unwrap();
-    let mut bake = Bake::new(imported, frames);
-    bake.record(0, &solver);
-    for frame in 1..=frames {
-        for track in &imported.binding.tracks {
-            let m = track.at(info.start_time_code + f64::from(frame));
-            if let TrackTarget::Frame(f) = track.target {
-                solver.set_frame_target(f, m.as_mat4()).unwrap();
-            }
-        }
-        solver.step_frame();
-        bake.record(frame, &solver);
+    let solver = Solver::new(imported.scene.clone(), settings).unwrap();
+    // The run's own driver: animation applied, stepped, recorded, written.
+    let mut baker = Baker::new(imported, solver, output, frames, None).unwrap();
+    while baker.frame() < frames {
+        assert!(baker.step().unwrap().is_none(), "diverged");
     }
-    bake.write(output).unwrap();
-    solver
+    baker.finish().unwrap().solver
 }
 
 /// Each element's rest corners, world space: the rest shape as the solver sees it,

@@ -32,6 +32,8 @@ use crate::schema::usdsim::OVERRIDES_KEY;
 use crate::stage::attribute_override::AttributeOverride;
 use crate::stage::stage_info::StageInfo;
 
+mod clip_set;
+mod layer_file;
 mod output_path;
 mod points;
 mod rest_shape;
@@ -39,10 +41,13 @@ mod rigid_pose;
 mod time_samples;
 mod topology;
 
+pub(crate) use clip_set::ClipSet;
+pub use clip_set::{clip_file, clip_folder, manifest_file};
+pub(crate) use layer_file::write_layer;
 pub use output_path::default_output_path;
 pub(crate) use output_path::{check_writable, destination, relative_asset_path, with_causes};
 use points::author_track;
-use rest_shape::author_rest;
+use rest_shape::{author_constant_rest, author_rest};
 use rigid_pose::author_rigid;
 use topology::author_topology;
 
@@ -83,6 +88,9 @@ struct BodyExtras {
     initial: Topology,
     /// The last topology version seen by [`Bake::record`].
     version: u32,
+    /// The topology in effect after the last recorded change (the initial one before
+    /// any): what a clip starting later holds from its first frame.
+    current: Topology,
     /// Per frame: the topology from that frame on, where it changed.
     topology: Vec<Option<Topology>>,
     /// Per frame: the rest state, for bodies whose rest shape is part of the state.
@@ -94,6 +102,13 @@ struct BodyExtras {
     initial_rest: RestFrame,
     /// Whether the imported rest shape is the fallback (the initial points themselves).
     rest_is_fallback: bool,
+    /// Whether a rest state was ever recorded ([`Bake::push_rest_shape`]).
+    rest_recorded: bool,
+    /// Whether this bake streams clips: constant values go to the output layer.
+    streamed: bool,
+    /// Whether the body can tear (a tear ratio anywhere): its clips then each hold
+    /// the topology in effect, a clip set has no other way to change it mid-bake.
+    may_tear: bool,
 }
 
 /// An embedded mesh's track: which body it follows and how.
@@ -148,6 +163,10 @@ impl Frame {
 #[derive(Clone, Debug)]
 pub struct Bake {
     stage: StageInfo,
+    /// The first frame this bake holds (0, or a clip's first frame): slot `k` of every
+    /// track is frame `first + k`.
+    first: u32,
+    /// The last frame this bake holds.
     frames: u32,
     tracks: Vec<Track>,
     /// One per track: topology and rest state.
@@ -170,7 +189,18 @@ impl Bake {
     /// Prepares to record `frames + 1` states (frame 0, the initial state, through
     /// frame `frames`) of every imported body.
     pub fn new(imported: &Imported, frames: u32) -> Bake {
-        let slots = frames as usize + 1;
+        Bake::window(imported, 0, frames)
+    }
+
+    /// Prepares to record frames `first..=last` only: one value clip of a streamed
+    /// bake ([`crate::Baker`]). Frame numbers stay absolute everywhere.
+    ///
+    /// # Panics
+    ///
+    /// If `first > last`: a caller bug.
+    pub fn window(imported: &Imported, first: u32, last: u32) -> Bake {
+        assert!(first <= last, "an empty window {first}..={last}");
+        let slots = (last - first) as usize + 1;
         let tracks = imported
             .binding
             .bodies
@@ -194,6 +224,10 @@ impl Bake {
                     BodyKind::Volume => Topology::Tets(body.tets.clone()),
                 },
                 version: 0,
+                current: match body.kind {
+                    BodyKind::Surface => Topology::Triangles(body.triangles.clone()),
+                    BodyKind::Volume => Topology::Tets(body.tets.clone()),
+                },
                 topology: vec![None; slots],
                 rest: vec![None; slots],
                 initial_rest: rest_frame(
@@ -202,6 +236,9 @@ impl Bake {
                     &body.bend_overrides,
                 ),
                 rest_is_fallback: body.rest_points == body.positions,
+                rest_recorded: false,
+                streamed: false,
+                may_tear: body.tear_ratio.is_some() || body.materials.iter().any(|m| m.tear_ratio.is_some()),
             })
             .collect();
         let embedded = imported
@@ -233,7 +270,77 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
-        Bake { stage: imported.stage.clone(), frames, tracks, extras, embedded, rigid, overrides: Vec::new() }
+        Bake { stage: imported.stage.clone(), first, frames: last, tracks, extras, embedded, rigid, overrides: Vec::new() }
+    }
+
+    /// The first frame this bake holds.
+    pub fn first_frame(&self) -> u32 {
+        self.first
+    }
+
+    /// The last frame this bake holds.
+    pub fn last_frame(&self) -> u32 {
+        self.frames
+    }
+
+    /// Moves the window on to frames `first..=last` (a new clip): every recorded frame
+    /// is dropped, so memory stays bounded by one window, while what carries over from
+    /// frame to frame (embeddings following torn elements, topology versions) is kept.
+    /// Each body's topology in effect is sampled at the new window's first frame, so
+    /// each clip holds every value it needs on its own.
+    ///
+    /// # Panics
+    ///
+    /// If `first > last`: a caller bug.
+    pub fn next_window(&mut self, first: u32, last: u32) {
+        assert!(first <= last, "an empty window {first}..={last}");
+        let slots = (last - first) as usize + 1;
+        let reset = |frames: &mut Vec<Option<Frame>>| {
+            frames.clear();
+            frames.resize(slots, None);
+        };
+        for track in &mut self.tracks {
+            reset(&mut track.frames);
+        }
+        for e in &mut self.embedded {
+            reset(&mut e.track.frames);
+        }
+        for track in &mut self.rigid {
+            track.frames.clear();
+            track.frames.resize(slots, None);
+        }
+        for extras in &mut self.extras {
+            extras.topology.clear();
+            extras.topology.resize(slots, None);
+            extras.rest.clear();
+            extras.rest.resize(slots, None);
+        }
+        self.first = first;
+        self.frames = last;
+        self.hold_topology();
+    }
+
+    /// Samples the topology in effect at this window's first frame of every body that
+    /// can tear (a clip must not rely on another clip for it), and marks the bake as
+    /// streamed.
+    pub(crate) fn hold_topology(&mut self) {
+        for extras in &mut self.extras {
+            extras.streamed = true;
+            if extras.may_tear && extras.topology[0].is_none() {
+                extras.topology[0] = Some(extras.current.clone());
+            }
+        }
+    }
+
+    /// The slot of `frame`, checked against the window.
+    fn slot(&self, frame: u32) -> usize {
+        assert!(
+            frame >= self.first && frame <= self.frames,
+            "frame {frame} outside the bake's frames {}..={}",
+            self.first,
+            self.frames
+        );
+        (frame - self.first) as usize
     }
 
     /// Records frame `frame` of everything `solver` simulates: positions and velocities
@@ -274,7 +381,7 @@ impl Bake {
     /// If `frame > frames`, `body` is out of range or the topology's kind or element
     /// count differs from the imported body's: caller bugs.
     pub fn push_topology(&mut self, frame: u32, body: usize, topology: Topology) {
-        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let slot = self.slot(frame);
         let extras = &mut self.extras[body];
         let same_shape = match (&extras.initial, &topology) {
             (Topology::Triangles(a), Topology::Triangles(b)) => a.len() == b.len(),
@@ -289,7 +396,8 @@ impl Bake {
         for e in self.embedded.iter_mut().filter(|e| e.body == body) {
             e.embedding.follow_topology(triangles, tets);
         }
-        extras.topology[frame as usize] = Some(topology);
+        extras.current = topology.clone();
+        extras.topology[slot] = Some(topology);
     }
 
     /// Records body `body`'s rest state at frame `frame`: its rest shape (world space,
@@ -298,9 +406,10 @@ impl Bake {
     /// `restShapePoints`, rest element indices and (surface bodies, when any)
     /// `restAdjTriPairs` / `restBendAngles` in degrees, under the input's dialect.
     pub fn push_rest_shape(&mut self, frame: u32, body: usize, rest: &RestShape, bend_angles: &[([u32; 2], f32)]) {
-        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let slot = self.slot(frame);
         let frame_rest = rest_frame(self.tracks[body].local_from_world, rest, bend_angles);
-        self.extras[body].rest[frame as usize] = Some(frame_rest);
+        self.extras[body].rest[slot] = Some(frame_rest);
+        self.extras[body].rest_recorded = true;
     }
 
     /// Records frame `frame` (0..=frames) of every rigid body: its world pose
@@ -315,12 +424,12 @@ impl Bake {
     /// If `frame > frames` or the number of poses differs from the import's rigid
     /// bodies: both are caller bugs.
     pub fn push_rigid_frame(&mut self, frame: u32, poses: &[(Vec3, Quat)]) {
-        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let slot = self.slot(frame);
         assert_eq!(poses.len(), self.rigid.len(), "one pose per imported rigid body");
         for (track, &(t, q)) in self.rigid.iter_mut().zip(poses) {
             let world = DMat4::from_rotation_translation(q.as_dquat().normalize(), t.as_dvec3());
             let (_, rotation, translation) = (track.parent_from_world * world).to_scale_rotation_translation();
-            if let Some(slot) = track.frames.get_mut(frame as usize) {
+            if let Some(slot) = track.frames.get_mut(slot) {
                 *slot = Some((translation, rotation.normalize()));
             }
         }
@@ -338,10 +447,10 @@ impl Bake {
     /// If `frame > frames` or the number of bodies differs from the import's: both are
     /// caller bugs, not bad input.
     pub fn push_frame(&mut self, frame: u32, bodies: &[(&[Vec3], &[Vec3])]) {
-        assert!(frame <= self.frames, "frame {frame} beyond the bake's {} frames", self.frames);
+        let slot = self.slot(frame);
         assert_eq!(bodies.len(), self.tracks.len(), "one (positions, velocities) pair per imported body");
         for (track, (positions, velocities)) in self.tracks.iter_mut().zip(bodies) {
-            if let Some(slot) = track.frames.get_mut(frame as usize) {
+            if let Some(slot) = track.frames.get_mut(slot) {
                 *slot = Some(Frame::local(track.local_from_world, positions, velocities));
             }
         }
@@ -356,7 +465,7 @@ impl Bake {
                 let n = polygon_vertex_normals(&local, &topology.counts, &topology.indices);
                 f.normals = Some(n.iter().map(|v| gf::Vec3f::from(v.to_array())).collect());
             }
-            if let Some(slot) = e.track.frames.get_mut(frame as usize) {
+            if let Some(slot) = e.track.frames.get_mut(slot) {
                 *slot = Some(f);
             }
         }
@@ -367,7 +476,7 @@ impl Bake {
     /// bodies), every embedded mesh's points, velocities and normals, and every rigid
     /// body's pose, in that order. A run stops at such a frame rather than write it.
     pub fn first_non_finite(&self, frame: u32) -> Option<NonFinite> {
-        let f = frame as usize;
+        let f = frame.checked_sub(self.first)? as usize;
         let found = |prim: &str, attribute: &'static str| Some(NonFinite { prim: prim.to_string(), attribute, frame });
         let bad = |v: &[gf::Vec3f]| !v.iter().all(|p| p.x.is_finite() && p.y.is_finite() && p.z.is_finite());
         let track_bad = |track: &Track| -> Option<&'static str> {
@@ -417,12 +526,14 @@ impl Bake {
     /// dropped and the output's `endTimeCode` becomes frame `frame − 1`, so a run that
     /// diverged still writes every frame it got right.
     ///
+    /// When `frame` is the window's first, the window ends up empty ([`Bake::is_empty`]).
+    ///
     /// # Panics
     ///
-    /// If `frame` is 0 (the initial state is always kept) or beyond the bake's frames.
+    /// If `frame` is 0 (the initial state is always kept) or outside the bake's frames.
     pub fn end_before(&mut self, frame: u32) {
-        assert!(frame > 0 && frame <= self.frames, "frame {frame} outside 1..={}", self.frames);
-        let keep = frame as usize;
+        assert!(frame > 0 && frame >= self.first && frame <= self.frames, "frame {frame} outside 1..={}", self.frames);
+        let keep = (frame - self.first) as usize;
         for track in self.tracks.iter_mut().chain(self.embedded.iter_mut().map(|e| &mut e.track)) {
             track.frames.truncate(keep);
         }
@@ -442,6 +553,13 @@ impl Bake {
         self.overrides = overrides.iter().map(ToString::to_string).collect();
     }
 
+    /// Whether the window holds no frame at all (ended before its first).
+    pub fn is_empty(&self) -> bool {
+        self.tracks
+            .first()
+            .map_or_else(|| self.rigid.first().is_none_or(|t| t.frames.is_empty()), |t| t.frames.is_empty())
+    }
+
     /// Checks, before any simulating, that [`Bake::write`] can write `output`: a file
     /// name (not a folder) ending in `.usda`, `.usdc` or `.usd`, in an existing directory,
     /// neither the input itself nor any file the input loads ([`StageInfo::layers`]), and
@@ -459,41 +577,61 @@ impl Bake {
         let (output_abs, input_abs) = destination(&self.stage, output)?;
         let output_dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
         let sublayer = relative_asset_path(output_dir, &input_abs);
+        let layer = self.author_layer(output, Some(&sublayer))?;
+        write_layer(&layer, &output_abs, output)
+    }
 
+    /// The recorded frames as a layer of `over` prims with time samples: with a
+    /// sublayer, a whole single-layer bake (metadata first, as it always was written);
+    /// without, one value clip.
+    pub(crate) fn author_layer(&self, output: &Path, sublayer: Option<&str>) -> Result<sdf::Layer, ExportError> {
         let mut layer = sdf::Layer::new_anonymous("usdsim-bake.usda");
-        let author_err =
-            |err: &dyn std::fmt::Display| ExportError::Author { path: output.to_path_buf(), reason: err.to_string() };
+        let start = self.stage.start_time_code;
+        let first = self.first as usize;
         layer
             .edit(|edit| {
-                self.author_metadata(edit, &sublayer)?;
+                if let Some(sublayer) = sublayer {
+                    self.author_metadata(edit, sublayer, self.frames)?;
+                }
                 for track in self.tracks.iter().chain(self.embedded.iter().map(|e| &e.track)) {
-                    author_track(edit, track, self.stage.start_time_code)?;
+                    author_track(edit, track, start, first)?;
                 }
                 for (track, extras) in self.tracks.iter().zip(&self.extras) {
-                    author_topology(edit, track, extras, self.stage.start_time_code)?;
-                    author_rest(edit, track, extras, self.stage.start_time_code)?;
+                    author_topology(edit, track, extras, start, first)?;
+                    author_rest(edit, track, extras, start, first)?;
                 }
                 for track in &self.rigid {
-                    author_rigid(edit, track, self.stage.start_time_code)?;
+                    author_rigid(edit, track, start, first)?;
                 }
-                Ok(())
+                Ok::<(), sdf::AuthoringError>(())
             })
-            .map_err(|err| author_err(&err))?;
-        let Some(output_str) = output_abs.to_str() else {
-            return Err(ExportError::InvalidPath {
-                path: output.to_path_buf(),
-                reason: "the path is not valid UTF-8".to_string(),
-            });
-        };
-        layer
-            .export(output_str)
-            .map_err(|err| ExportError::Write { path: output.to_path_buf(), reason: with_causes(&err) })
+            .map_err(|err| ExportError::Author { path: output.to_path_buf(), reason: err.to_string() })?;
+        Ok(layer)
+    }
+
+    /// For a clip set's output layer: what does not change over the bake and so is no
+    /// clip's business (the rest state of a body that needs one but never flows).
+    pub(crate) fn author_constants(&self, edit: &mut sdf::LayerEdit<'_>) -> Result<(), sdf::AuthoringError> {
+        for (track, extras) in self.tracks.iter().zip(&self.extras) {
+            author_constant_rest(edit, track, extras)?;
+        }
+        Ok(())
+    }
+
+    /// The stage metadata the bake copies.
+    pub(crate) fn stage(&self) -> &StageInfo {
+        &self.stage
     }
 
     /// Layer metadata: the sublayer, time range and rate, and the input's axis, units
     /// and default prim (validators flag their absence, and a viewer opening the bake
     /// alone must agree with the input).
-    fn author_metadata(&self, edit: &mut sdf::LayerEdit<'_>, sublayer: &str) -> Result<(), sdf::AuthoringError> {
+    pub(crate) fn author_metadata(
+        &self,
+        edit: &mut sdf::LayerEdit<'_>,
+        sublayer: &str,
+        last: u32,
+    ) -> Result<(), sdf::AuthoringError> {
         let info = &self.stage;
         let mut root = edit.pseudo_root_mut()?;
         root.insert_sublayer(0, sublayer, sdf::LayerOffset::IDENTITY);
@@ -502,7 +640,7 @@ impl Bake {
             info.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         ));
         root.set_start_time_code(info.start_time_code);
-        root.set_end_time_code(info.start_time_code + f64::from(self.frames));
+        root.set_end_time_code(info.start_time_code + f64::from(last));
         root.set_time_codes_per_second(info.time_codes_per_second);
         root.set_frames_per_second(info.frames_per_second.unwrap_or(info.time_codes_per_second));
         if let Some(default_prim) = &info.default_prim {

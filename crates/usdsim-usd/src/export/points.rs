@@ -3,13 +3,16 @@
 
 use openusd::sdf;
 
+use super::time_samples::author_samples;
 use super::Track;
 
-/// `over` prims (ancestors included) with the three time-sampled attributes.
+/// `over` prims (ancestors included) with the three time-sampled attributes; slot `k`
+/// of the track is frame `first + k`.
 pub(super) fn author_track(
     edit: &mut sdf::LayerEdit<'_>,
     track: &Track,
     start: f64,
+    first: usize,
 ) -> Result<(), sdf::AuthoringError> {
     let prim = sdf::Path::new(&track.prim_path)?;
     sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
@@ -20,23 +23,28 @@ pub(super) fn author_track(
         if name == "normals" && !has_normals {
             continue;
         }
-        let path = prim.append_property(name)?;
-        let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
-        // Samples are set in increasing time order; the spec keeps them sorted anyway,
-        // which Pixar's reader of `.usdc` silently relies on.
-        for (k, frame) in track.frames.iter().enumerate() {
-            let Some(frame) = frame else { continue };
-            let value = match name {
-                "points" => frame.points.clone(),
-                "velocities" => frame.velocities.clone(),
-                "normals" => match &frame.normals {
-                    Some(n) => n.clone(),
-                    None => continue,
-                },
-                _ => frame.extent.to_vec(),
-            };
-            spec.set_time_sample(start + k as f64, sdf::Value::Vec3fVec(value))?;
+        let samples = track
+            .frames
+            .iter()
+            .enumerate()
+            .filter_map(|(k, frame)| {
+                let frame = frame.as_ref()?;
+                let value = match name {
+                    "points" => frame.points.clone(),
+                    "velocities" => frame.velocities.clone(),
+                    "normals" => frame.normals.clone()?,
+                    _ => frame.extent.to_vec(),
+                };
+                Some((first + k, sdf::Value::Vec3fVec(value)))
+            })
+            .collect();
+        if name != "normals" && track.frames.iter().all(Option::is_none) {
+            // No frame recorded: the attribute is still declared, as before.
+            let path = prim.append_property(name)?;
+            sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
+            continue;
         }
+        author_samples(edit, &prim, name, type_name, start, samples)?;
     }
     Ok(())
 }

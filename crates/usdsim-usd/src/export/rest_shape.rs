@@ -3,7 +3,7 @@
 use openusd::{gf, sdf};
 use usdsim_core::BodyKind;
 
-use super::time_samples::author_samples;
+use super::time_samples::{author_default, author_samples};
 use super::{BodyExtras, RestFrame, Track};
 
 /// The rest state of a body whose rest shape is part of the state, time-sampled.
@@ -12,16 +12,63 @@ pub(super) fn author_rest(
     track: &Track,
     extras: &BodyExtras,
     start: f64,
+    first: usize,
 ) -> Result<(), sdf::AuthoringError> {
     let mut frames: Vec<(usize, &RestFrame)> =
-        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (k, r))).collect();
+        extras.rest.iter().enumerate().filter_map(|(k, r)| r.as_ref().map(|r| (first + k, r))).collect();
     if frames.is_empty() {
         let torn = extras.topology.iter().any(Option::is_some);
         if !(extras.rest_is_fallback || torn) || track.frames.iter().all(Option::is_none) {
             return Ok(());
         }
-        frames.push((0, &extras.initial_rest));
+        if extras.streamed {
+            // A clip set carries the constant rest state as a default in the output
+            // layer ([`author_constant_rest`]): held samples repeated in every clip
+            // would be interpolated by Pixar's USD between clips, off by an ulp.
+            return Ok(());
+        }
+        frames.push((first, &extras.initial_rest));
     }
+    write_rest(edit, track, extras, &frames, start, false)
+}
+
+/// For a clip set's output layer: the imported rest state as constant defaults, for a
+/// body whose rest state is needed (as [`author_rest`] decides for one layer) but
+/// never changes (no plastic flow).
+pub(super) fn author_constant_rest(
+    edit: &mut sdf::LayerEdit<'_>,
+    track: &Track,
+    extras: &BodyExtras,
+) -> Result<(), sdf::AuthoringError> {
+    let torn = extras.current != extras.initial;
+    if extras.rest_recorded || !(extras.rest_is_fallback || torn) {
+        return Ok(());
+    }
+    write_rest(edit, track, extras, &[(0, &extras.initial_rest)], 0.0, true)
+}
+
+/// The rest attributes from `frames`: time samples, or with `constant` the first
+/// frame's values as defaults.
+fn write_rest(
+    edit: &mut sdf::LayerEdit<'_>,
+    track: &Track,
+    extras: &BodyExtras,
+    frames: &[(usize, &RestFrame)],
+    start: f64,
+    constant: bool,
+) -> Result<(), sdf::AuthoringError> {
+    let author_samples = |edit: &mut sdf::LayerEdit<'_>,
+                          prim: &sdf::Path,
+                          name: &str,
+                          type_name: &str,
+                          start: f64,
+                          samples: Vec<(usize, sdf::Value)>| {
+        if constant {
+            author_default(edit, prim, name, type_name, samples)
+        } else {
+            author_samples(edit, prim, name, type_name, start, samples)
+        }
+    };
     let prim = sdf::Path::new(&track.prim_path)?;
     let d = extras.dialect;
     let points = frames.iter().map(|&(k, r)| (k, sdf::Value::Vec3fVec(r.points.clone()))).collect();

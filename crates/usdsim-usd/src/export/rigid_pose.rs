@@ -4,6 +4,7 @@ use glam::{DQuat, DVec3};
 use openusd::gf::{self, f16};
 use openusd::sdf;
 
+use super::time_samples::author_samples;
 use super::RigidTrack;
 use crate::binding::Precision;
 
@@ -40,6 +41,7 @@ pub(super) fn author_rigid(
     edit: &mut sdf::LayerEdit<'_>,
     track: &RigidTrack,
     start: f64,
+    first: usize,
 ) -> Result<(), sdf::AuthoringError> {
     if track.frames.iter().all(Option::is_none) {
         return Ok(());
@@ -53,20 +55,22 @@ pub(super) fn author_rigid(
     order.extend(["xformOp:translate", "xformOp:orient"]);
 
     let precision = track.prim.op_precision;
-    let path = prim.append_property("xformOp:translate")?;
-    let type_name = vec3(DVec3::ZERO, precision.translate).1;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
-    for (k, frame) in track.frames.iter().enumerate() {
-        let Some((t, _)) = frame else { continue };
-        spec.set_time_sample(start + k as f64, vec3(*t, precision.translate).0)?;
-    }
-    let path = prim.append_property("xformOp:orient")?;
-    let type_name = quat(DQuat::IDENTITY, precision.orient).1;
-    let mut spec = sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, sdf::Variability::Varying, false)?;
-    for (k, frame) in track.frames.iter().enumerate() {
-        let Some((_, q)) = frame else { continue };
-        spec.set_time_sample(start + k as f64, quat(*q, precision.orient).0)?;
-    }
+    let translate = track
+        .frames
+        .iter()
+        .enumerate()
+        .filter_map(|(k, f)| f.map(|(t, _)| (first + k, vec3(t, precision.translate).0)));
+    author_samples(
+        edit,
+        &prim,
+        "xformOp:translate",
+        vec3(DVec3::ZERO, precision.translate).1,
+        start,
+        translate.collect(),
+    )?;
+    let orient =
+        track.frames.iter().enumerate().filter_map(|(k, f)| f.map(|(_, q)| (first + k, quat(q, precision.orient).0)));
+    author_samples(edit, &prim, "xformOp:orient", quat(DQuat::IDENTITY, precision.orient).1, start, orient.collect())?;
     if let Some(scale) = track.prim.scale {
         let path = prim.append_property("xformOp:scale")?;
         let (value, type_name) = vec3(scale, precision.scale);

@@ -19,6 +19,7 @@ pub(super) fn author_topology(
     track: &Track,
     extras: &BodyExtras,
     start: f64,
+    first: usize,
 ) -> Result<(), sdf::AuthoringError> {
     if extras.topology.iter().all(Option::is_none) {
         return Ok(());
@@ -26,9 +27,9 @@ pub(super) fn author_topology(
     let prim = sdf::Path::new(&track.prim_path)?;
     let mut changes: Vec<(usize, &Topology)> = Vec::new();
     if extras.topology[0].is_none() {
-        changes.push((0, &extras.initial));
+        changes.push((first, &extras.initial));
     }
-    changes.extend(extras.topology.iter().enumerate().filter_map(|(k, t)| t.as_ref().map(|t| (k, t))));
+    changes.extend(extras.topology.iter().enumerate().filter_map(|(k, t)| t.as_ref().map(|t| (first + k, t))));
     match extras.kind {
         BodyKind::Surface => {
             let mut counts = Vec::new();
@@ -52,7 +53,7 @@ pub(super) fn author_topology(
                 ));
                 // The boundary faces, wound outwards in this frame's points (the last
                 // recorded frame at or before it when this one is missing).
-                let points = track.frames[..=k].iter().rev().flatten().next().map(|f| &f.points);
+                let points = track.frames[..=k - first].iter().rev().flatten().next().map(|f| &f.points);
                 let Some(points) = points else { continue };
                 let mut body = Body::new(
                     String::new(),
