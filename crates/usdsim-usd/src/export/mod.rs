@@ -270,7 +270,16 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
-        Bake { stage: imported.stage.clone(), first, frames: last, tracks, extras, embedded, rigid, overrides: Vec::new() }
+        Bake {
+            stage: imported.stage.clone(),
+            first,
+            frames: last,
+            tracks,
+            extras,
+            embedded,
+            rigid,
+            overrides: Vec::new(),
+        }
     }
 
     /// The first frame this bake holds.
