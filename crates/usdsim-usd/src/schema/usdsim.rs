@@ -122,7 +122,7 @@ pub(crate) fn check_model(model: &str) -> Result<(), String> {
     if MODELS.contains(&model) {
         Ok(())
     } else {
-        Err(format!("found {model:?}; model must be {}", quoted_or(&MODELS)))
+        Err(format!("found {model:?}; model must be {}", quoted_list(&MODELS, "or")))
     }
 }
 
@@ -131,23 +131,23 @@ pub(crate) fn check_model(model: &str) -> Result<(), String> {
 pub(crate) fn check_spring_links(links: &[String]) -> Result<(), String> {
     let bad: Vec<&String> = links.iter().filter(|l| !LINK_KINDS.contains(&l.as_str())).collect();
     if links.is_empty() {
-        Err(format!("names no link kind; springLinks must list at least one of {}", quoted_or(&LINK_KINDS)))
+        Err(format!("names no link kind; springLinks must list at least one of {}", quoted_list(&LINK_KINDS, "or")))
     } else if let Some(first) = bad.first() {
         Err(format!(
             "unknown link kind {first:?}{}; springLinks may list only {}",
             if bad.len() > 1 { format!(" ({} unknown in all)", bad.len()) } else { String::new() },
-            quoted_or(&LINK_KINDS).replace(" or ", " and ")
+            quoted_list(&LINK_KINDS, "and")
         ))
     } else {
         Ok(())
     }
 }
 
-/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
-fn quoted_or(tokens: &[&str]) -> String {
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"` (with `conjunction` "or").
+fn quoted_list(tokens: &[&str], conjunction: &str) -> String {
     let quoted: Vec<String> = tokens.iter().map(|t| format!("{t:?}")).collect();
     match quoted.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, rest)) if !rest.is_empty() => format!("{} {conjunction} {last}", rest.join(", ")),
         _ => quoted.concat(),
     }
 }
