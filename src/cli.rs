@@ -350,8 +350,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count::<1, { u32::MAX }>)]
     pub chunk: Option<u32>,
 
+    /// Continue the bake already in the output (interrupted, or shorter) up to --frames,
+    /// with the same input and flags: the finished output is byte-identical to one run.
+    /// It restarts the newest clip from the solver state stored at its first frame, so it
+    /// recomputes at most one --chunk; a single-layer output is baked again. An output
+    /// from another input, settings or version is refused. Without an output, a plain bake.
+    #[arg(long)]
+    pub resume: bool,
+
     /// Read the input's state at this time code instead of startTimeCode and write frame
-    /// k at T + k: `usdsim a.sim.usda --start-time 10` continues a bake from its frame 10.
+    /// k at T + k: `usdsim a.sim.usda --start-time 10` continues a bake from its frame 10
+    /// as a new layer over it (a new bake that starts there; --resume extends the same one).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = finite_f64)]
     pub start_time: Option<f64>,
 

@@ -1,5 +1,6 @@
-//! Progress reporting: a bar with frame rate and ETA on a terminal, plain log lines
-//! (every tenth of the run) when stderr is a pipe or a file, nothing when quiet.
+//! Progress reporting: a bar with frame rate and ETA on a terminal, one plain line per
+//! frame (`frame 120/240 (50%), 9.3 ms/frame`, a form a scheduler's regex can follow)
+//! when stderr is a pipe or a file, nothing when quiet.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -11,13 +12,14 @@ pub enum Progress {
     Silent,
     /// An interactive bar on stderr.
     Bar(ProgressBar),
-    /// A log line whenever another tenth of the frames is done.
-    Log { total: u32, next: u32, start: Instant },
+    /// A log line per frame; `from` is the frame the run started at (a resumed run's).
+    Log { total: u32, from: u32, start: Instant },
 }
 
 impl Progress {
-    /// Picks the reporter for `total` frames.
-    pub fn new(total: u32, silent: bool) -> Self {
+    /// Picks the reporter for `total` frames, of which the first `from` are already done
+    /// (a resumed bake's).
+    pub fn new(total: u32, from: u32, silent: bool) -> Self {
         if silent {
             return Progress::Silent;
         }
@@ -35,9 +37,10 @@ impl Progress {
             })
             .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
+            bar.set_position(u64::from(from));
             Progress::Bar(bar)
         } else {
-            Progress::Log { total, next: 1, start: Instant::now() }
+            Progress::Log { total, from, start: Instant::now() }
         }
     }
 
@@ -46,16 +49,13 @@ impl Progress {
         match self {
             Progress::Silent => {}
             Progress::Bar(bar) => bar.set_position(done as u64),
-            Progress::Log { total, next, start } => {
-                if done * 10 >= *next * *total {
-                    let secs = start.elapsed().as_secs_f64();
-                    eprintln!(
-                        "frame {done}/{total} ({:.0}%), {:.1} ms/frame",
-                        100.0 * done as f64 / *total as f64,
-                        1e3 * secs / done as f64
-                    );
-                    *next = (done * 10 / *total) + 1;
-                }
+            Progress::Log { total, from, start } => {
+                let secs = start.elapsed().as_secs_f64();
+                eprintln!(
+                    "frame {done}/{total} ({:.0}%), {:.1} ms/frame",
+                    100.0 * f64::from(done) / f64::from((*total).max(1)),
+                    1e3 * secs / f64::from(done.saturating_sub(*from).max(1))
+                );
             }
         }
     }

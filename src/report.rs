@@ -11,6 +11,8 @@ use crate::cli::ColorArg;
 
 /// Code of a warning about a command-line override that changes nothing.
 pub const OVERRIDE_UNUSED: &str = "CLI001";
+/// Code of a warning that `--resume` continues from values edited in the output.
+pub const RESUMED_EDITED: &str = "CLI002";
 /// Code of a solver warning about its stability bound (substeps raised, or a force
 /// integrator's step beyond its stable limit).
 pub const SOLVER_STABILITY: &str = "SV001";

@@ -4,7 +4,7 @@ use crate::cli::{ModelArg, RunArgs};
 use crate::failure::{Diverged, Interrupted, ValidationFailed};
 use crate::interrupt::Interrupt;
 use crate::progress::Progress;
-use crate::report::{Reporter, OVERRIDE_UNUSED};
+use crate::report::{Reporter, OVERRIDE_UNUSED, RESUMED_EDITED};
 use crate::summary::{BodyResult, Counts, FrameRange, RangeSource, Summary};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
@@ -86,8 +86,26 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         reporter.warn_solver(&file, warning);
     }
     let interrupt = Interrupt::install();
+    let chunk = args.chunk.unwrap_or_else(|| imported.default_chunk());
+    let fingerprint = imported.fingerprint(&settings, chunk);
     // The output is checked (and probed for writing) before any simulating.
-    let mut baker = Baker::new(&imported, solver, &output, range.frames, args.chunk)?;
+    let mut baker = if args.resume {
+        let (baker, resumed) = Baker::resume(&imported, solver, &output, range.frames, args.chunk, &fingerprint)?;
+        for prim in &resumed.edited {
+            reporter.warn_general(
+                RESUMED_EDITED,
+                &output.display().to_string(),
+                format!("{prim}: points or velocities at frame {} were edited; resuming from the edited values", resumed.from),
+            );
+        }
+        if talk {
+            eprintln!("resuming {} from frame {}", output.display(), resumed.from);
+        }
+        baker
+    } else {
+        Baker::new(&imported, solver, &output, range.frames, args.chunk)?
+    };
+    baker.record_fingerprint(&fingerprint);
     baker.record_overrides(&args.set);
     if talk {
         eprintln!(
@@ -100,7 +118,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         );
     }
 
-    let mut progress = Progress::new(range.frames, !talk);
+    let mut progress = Progress::new(range.frames, baker.frame(), !talk);
     let t1 = Instant::now();
     let mut stopped = None;
     let mut announced = 0;

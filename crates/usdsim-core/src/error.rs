@@ -80,4 +80,10 @@ pub enum SceneError {
         /// Which array or value.
         what: &'static str,
     },
+    /// A saved state that does not fit the solver it is restored into.
+    #[error("cannot resume: {reason}")]
+    Resume {
+        /// What does not fit.
+        reason: String,
+    },
 }

@@ -200,6 +200,42 @@ impl RigidWorld {
         Ok(rigid)
     }
 
+    /// Rapier's whole world (bodies, colliders, islands, broad and narrow phase with
+    /// their contact caches) encoded as CBOR, for resuming later; empty without rigid
+    /// bodies. Rapier's own snapshot form (its `serde-serialize` feature): a world
+    /// decoded from it steps on exactly as this one would.
+    pub fn snapshot(&self) -> Vec<u8> {
+        if self.handles.is_empty() {
+            return Vec::new();
+        }
+        let mut bytes = Vec::new();
+        // Writing into a Vec cannot fail, and every field rapier serializes is plain data.
+        ciborium::into_writer(&self.world, &mut bytes).expect("rapier's world encodes");
+        bytes
+    }
+
+    /// Replaces the world with one from [`RigidWorld::snapshot`] of a world built from
+    /// the same scene (its kinematic targets stay as they are).
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let world: PhysicsWorld =
+            ciborium::from_reader(bytes).map_err(|err| format!("the rigid bodies' saved state does not decode: {err}"))?;
+        if world.bodies.len() != self.world.bodies.len() || world.colliders.len() != self.world.colliders.len() {
+            return Err(format!(
+                "the saved rigid world has {} bodies and {} colliders, the scene {} and {}",
+                world.bodies.len(),
+                world.colliders.len(),
+                self.world.bodies.len(),
+                self.world.colliders.len()
+            ));
+        }
+        if self.handles.iter().any(|&h| world.bodies.get(h).is_none()) {
+            return Err("the saved rigid world's bodies are not the scene's".to_string());
+        }
+        self.world = world;
+        self.states = (0..self.handles.len()).map(|i| self.state(i)).collect();
+        Ok(())
+    }
+
     /// Number of rigid bodies.
     pub fn len(&self) -> usize {
         self.handles.len()

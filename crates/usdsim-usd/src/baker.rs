@@ -9,6 +9,7 @@ use usdsim_core::{SceneError, Solver};
 use crate::error::ExportError;
 use crate::export::{check_writable, destination, ClipSet};
 use crate::import::Imported;
+use crate::resume::{layer_fingerprint, open_layer, read_state, ResumeError};
 use crate::stage::attribute_override::AttributeOverride;
 use crate::{Bake, NonFinite};
 
@@ -61,6 +62,20 @@ pub enum BakeError {
     /// A clip or layer could not be written.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// The existing output cannot be continued (`--resume`).
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
+}
+
+/// Where a resumed bake ([`Baker::resume`]) took up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resumed {
+    /// The frame it continues from: the first frame of the newest clip whose state it
+    /// took (0: nothing to continue, it bakes from the start).
+    pub from: u32,
+    /// Simulation meshes whose `points` or `velocities` at that frame were edited in the
+    /// clip: the run continues from the edited values.
+    pub edited: Vec<String>,
 }
 
 /// A bake in progress: owns the solver, records every frame, and streams the frames
@@ -83,6 +98,8 @@ pub struct Baker<'a> {
     written: Vec<PathBuf>,
     /// Seconds spent writing clips so far.
     export_s: f64,
+    /// The run's fingerprint, when recorded.
+    fingerprint: Option<String>,
 }
 
 impl<'a> Baker<'a> {
@@ -101,14 +118,30 @@ impl<'a> Baker<'a> {
 
         let chunk = chunk.unwrap_or_else(|| imported.default_chunk()).max(1);
         let single = frames <= chunk;
+        let mut baker = Baker::start(imported, solver, output, &output_abs, frames, chunk, single)?;
+        baker.bake.record(0, &baker.solver);
+        Ok(baker)
+    }
+
+    /// The bake's parts before any frame is recorded: a single layer, or a clip set
+    /// whose first window starts at frame 0.
+    fn start(
+        imported: &'a Imported,
+        solver: Solver,
+        output: &Path,
+        output_abs: &Path,
+        frames: u32,
+        chunk: u32,
+        single: bool,
+    ) -> Result<Baker<'a>, ExportError> {
         let (bake, clips) = if single {
             (Bake::new(imported, frames), None)
         } else {
             let mut bake = Bake::window(imported, 0, chunk - 1);
             bake.hold_topology();
-            (bake, Some(ClipSet::new(&output_abs, output)?))
+            (bake, Some(ClipSet::new(output_abs, output)?))
         };
-        let mut baker = Baker {
+        Ok(Baker {
             imported,
             solver,
             output: output.to_path_buf(),
@@ -119,9 +152,110 @@ impl<'a> Baker<'a> {
             done: 0,
             written: Vec::new(),
             export_s: 0.0,
+            fingerprint: None,
+        })
+    }
+
+    /// Continues the bake an earlier run of the same input and settings left in
+    /// `output` (interrupted, or shorter) up to `frames`, as [`Baker::new`] would have
+    /// made it: from the first frame of the newest clip whose state fits (see
+    /// `resume.rs`), the clips before it kept. `solver` must be freshly built, as for
+    /// [`Baker::new`], and `fingerprint` is [`Imported::fingerprint`] of this run.
+    ///
+    /// Nothing to continue (no output yet, a single-layer output, no clip with a state
+    /// before `frames`) bakes from frame 0. An output or clip with another fingerprint,
+    /// or a clip set with a clip missing, is refused.
+    pub fn resume(
+        imported: &'a Imported,
+        mut solver: Solver,
+        output: &Path,
+        frames: u32,
+        chunk: Option<u32>,
+        fingerprint: &str,
+    ) -> Result<(Baker<'a>, Resumed), BakeError> {
+        check_writable(&imported.stage, output)?;
+        let (output_abs, _) = destination(&imported.stage, output)?;
+        let mismatch = |path: &Path, found: Option<String>| ResumeError::Mismatch {
+            path: path.to_path_buf(),
+            found: found.unwrap_or_else(|| "none".into()),
+            expected: fingerprint.to_string(),
         };
-        baker.bake.record(0, &baker.solver);
-        Ok(baker)
+        if output_abs.exists() {
+            let layer = open_layer(&output_abs)
+                .map_err(|reason| ResumeError::Clip { path: output.to_path_buf(), reason })?;
+            let found = layer_fingerprint(&layer);
+            if found.as_deref() != Some(fingerprint) {
+                return Err(mismatch(output, found).into());
+            }
+        }
+        let chunk = chunk.unwrap_or_else(|| imported.default_chunk()).max(1);
+        let single = frames <= chunk;
+        let folder = crate::export::clip_folder(&output_abs);
+        let shown_folder = crate::export::clip_folder(output);
+        // The newest clip start (a multiple of the chunk, before `frames`) with a clip on disk.
+        let mut from = 0;
+        if !single {
+            let mut first = (frames / chunk) * chunk;
+            while first > 0 && !crate::export::clip_file(&folder, first).exists() {
+                first -= chunk;
+            }
+            from = first;
+        }
+        let mut resumed = Resumed::default();
+        if from > 0 {
+            let clip = crate::export::clip_file(&folder, from);
+            let shown = crate::export::clip_file(&shown_folder, from);
+            let clip_err = |reason: String| ResumeError::Clip { path: shown.clone(), reason };
+            let layer = open_layer(&clip).map_err(clip_err)?;
+            let found = layer_fingerprint(&layer);
+            if found.as_deref() != Some(fingerprint) {
+                return Err(mismatch(&shown, found).into());
+            }
+            let (state, edited) = read_state(&layer, imported, from).map_err(clip_err)?;
+            solver.can_resume().map_err(clip_err)?;
+            solver.restore(&state)?;
+            imported.binding.apply_targets(&mut solver, imported.stage.start_time_code + f64::from(from))?;
+            solver.settle_targets();
+            resumed = Resumed { from, edited };
+        }
+        let mut baker = Baker::start(imported, solver, output, &output_abs, frames, chunk, single)?;
+        if from > 0 {
+            let clips = baker.clips.as_mut().expect("a resumed bake streams");
+            for k in 0..from / chunk {
+                let first = k * chunk;
+                let shown = crate::export::clip_file(&shown_folder, first);
+                let layer = open_layer(&crate::export::clip_file(&folder, first))
+                    .map_err(|reason| ResumeError::Clip { path: shown.clone(), reason })?;
+                let found = layer_fingerprint(&layer);
+                if found.as_deref() != Some(fingerprint) {
+                    return Err(mismatch(&shown, found).into());
+                }
+                clips.adopt(first)?;
+            }
+            baker.bake.resume_topology(&baker.solver);
+            baker.bake.next_window(from, (from + chunk - 1).min(frames));
+            baker.done = from;
+        }
+        baker.record_fingerprint(fingerprint);
+        let frame = baker.done;
+        baker.record_frame(frame);
+        Ok((baker, resumed))
+    }
+
+    /// Records the run's fingerprint ([`Imported::fingerprint`]) in every layer the bake
+    /// writes, so a later `--resume` can check it continues the same bake.
+    pub fn record_fingerprint(&mut self, fingerprint: &str) {
+        self.bake.record_fingerprint(fingerprint);
+        self.fingerprint = Some(fingerprint.to_string());
+    }
+
+    /// Records frame `frame` from the solver; at a clip's first frame also the state a
+    /// later run resumes from.
+    fn record_frame(&mut self, frame: u32) {
+        self.bake.record(frame, &self.solver);
+        if self.clips.is_some() && frame == self.bake.first_frame() && frame > 0 {
+            self.bake.record_resume_state(self.solver.resume_state());
+        }
     }
 
     /// Records the run's `--set` overrides in the output layer's `customLayerData`
@@ -141,7 +275,7 @@ impl<'a> Baker<'a> {
         assert!(self.done < self.frames, "the bake already holds all {} frames", self.frames);
         let frame = self.done + 1;
         self.imported.advance(&mut self.solver, frame)?;
-        self.bake.record(frame, &self.solver);
+        self.record_frame(frame);
         // Every value the frame would write is checked (points, velocities, rest
         // shapes, bend angles, embedded meshes, rigid poses): a diverged frame is never
         // written, the frames before it are.

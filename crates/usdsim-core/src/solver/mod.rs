@@ -34,10 +34,13 @@ use std::ops::Range;
 mod build;
 mod check;
 mod query;
+mod resume;
 mod sleep;
 mod springs;
 mod step;
 mod tear;
+
+pub use resume::{BodyState, PlasticTetState, ResumeState};
 
 /// Time-stepping settings.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -114,6 +114,11 @@ pub(super) struct ForceBody {
 }
 
 impl ForceBody {
+    /// Whether its links can break or flow (link state a resume would need).
+    pub(super) fn inelastic(&self) -> bool {
+        self.tear_ratio.is_some() || self.plastic.is_some()
+    }
+
     /// A force-integrated body with body-local `links`.
     pub(super) fn new(
         body: usize,

@@ -11,6 +11,15 @@ impl Solver {
         for s in 0..substeps {
             self.substep(Step::new(dt), (s + 1) as f32 / substeps as f32);
         }
+        self.settle_targets();
+        self.frames += 1;
+    }
+
+    /// Ends a frame's motion: kinematic bodies, attachment frames and kinematic rigid
+    /// bodies start the next frame at the targets they were given for this one. The end
+    /// of [`Solver::step_frame`]; a resumed solver ([`Solver::restore`]) calls it after
+    /// setting the targets of the frame it resumes at, as that frame's step did.
+    pub fn settle_targets(&mut self) {
         for k in &mut self.kinematic {
             if let Some(target) = k.target.take() {
                 k.start = target;
@@ -22,7 +31,6 @@ impl Solver {
             }
         }
         self.rigid.end_frame();
-        self.frames += 1;
     }
 
     /// One substep; `progress` is how far through the frame its end lies (0, 1]. Its

@@ -34,10 +34,10 @@ pub(super) struct Tearing {
     pub(super) element_start: usize,
     /// Edges broken so far (local indices at the time, lower first); an edge whose ends
     /// could not be separated stays here and is not tried again.
-    broken: HashSet<(u32, u32)>,
+    pub(super) broken: HashSet<(u32, u32)>,
     /// Per vertex: whether it lies on the rim (a free edge of a surface, the boundary of
     /// a volume; original or torn).
-    rim: Vec<bool>,
+    pub(super) rim: Vec<bool>,
 }
 
 /// The corner pairs of an element's edges: three for a triangle, six for a tet.
@@ -53,7 +53,7 @@ fn edges(corners: usize) -> &'static [(usize, usize)] {
 
 /// A body's elements with four slots (a triangle repeats its first corner, which every
 /// use below tolerates: a split substitutes both, a centroid uses the first three).
-fn elements(body: &Body) -> Vec<[u32; 4]> {
+pub(super) fn elements(body: &Body) -> Vec<[u32; 4]> {
     match body.kind {
         BodyKind::Volume => body.tets.clone(),
         BodyKind::Surface => body.triangles.iter().map(|t| [t[0], t[1], t[2], t[0]]).collect(),
@@ -62,7 +62,7 @@ fn elements(body: &Body) -> Vec<[u32; 4]> {
 
 /// Which vertices lie on the rim: on a surface's free edges (used by one triangle) or on
 /// a volume's boundary faces.
-fn rim_vertices(body: &Body, vertex_count: usize) -> Vec<bool> {
+pub(super) fn rim_vertices(body: &Body, vertex_count: usize) -> Vec<bool> {
     let mut rim = vec![false; vertex_count];
     let boundary: Vec<[u32; 3]> = match body.kind {
         BodyKind::Volume => crate::mesh::surface::surface_triangles(body),
@@ -276,7 +276,7 @@ impl Solver {
     /// Re-indexes body `b`'s elements (membranes or tets) and hinges from `old` to `new`
     /// (same element order, corners substituted); hinges across an opened edge are
     /// switched off.
-    fn move_constraints(&mut self, b: usize, old: &[[u32; 4]], new: &[[u32; 4]]) {
+    pub(super) fn move_constraints(&mut self, b: usize, old: &[[u32; 4]], new: &[[u32; 4]]) {
         let base = self.bodies[b].start as u32;
         let Some(t) = self.tearing[b].as_ref() else { return };
         let start = t.element_start;

@@ -14,6 +14,7 @@ use super::layer_file::write_layer;
 use super::output_path::relative_asset_path;
 use super::Bake;
 use crate::error::ExportError;
+use crate::schema::usdsim::state;
 
 /// The clip set's name in the `clips` dictionary.
 const CLIP_SET: &str = "default";
@@ -100,11 +101,29 @@ impl ClipSet {
         Ok(file)
     }
 
+    /// Takes the clip an earlier run wrote for frames from `first` on into this set, as
+    /// if this run had written it (`--resume` continues after it).
+    pub(crate) fn adopt(&mut self, first: u32) -> Result<(), ExportError> {
+        let file = clip_file(&self.folder, first);
+        let shown = clip_file(&clip_folder(&self.shown), first);
+        let layer = super::super::resume::open_layer(&file)
+            .map_err(|reason| ExportError::Author { path: shown.clone(), reason })?;
+        self.declare(layer.data())?;
+        self.chunks.retain(|c| c.first != first);
+        self.chunks.push(Chunk { first, file });
+        Ok(())
+    }
+
     /// Adds what `data` declares to the union.
     fn declare(&mut self, data: &dyn sdf::AbstractData) -> Result<(), ExportError> {
         let read_err =
             |err: &dyn std::fmt::Display| ExportError::Author { path: self.shown.clone(), reason: err.to_string() };
         for path in data.spec_paths() {
+            // The resume state is the clip's own: nothing the output declares.
+            let text = path.as_str();
+            if text.starts_with(state::STATE_PRIM) || text.contains(state::PREFIX) {
+                continue;
+            }
             let attribute = match data.spec_type(&path) {
                 Some(sdf::SpecType::Prim) => None,
                 Some(sdf::SpecType::Attribute) => {

@@ -22,13 +22,13 @@ use usdsim_core::{BodyId, RigidId};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
-use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, Solver};
+use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, ResumeState, Solver};
 
 use crate::binding::{FaceTopology, RigidPrim};
 use crate::error::ExportError;
 use crate::import::Imported;
 use crate::schema::dialect::Dialect;
-use crate::schema::usdsim::OVERRIDES_KEY;
+use crate::schema::usdsim::{FINGERPRINT_KEY, OVERRIDES_KEY};
 use crate::stage::attribute_override::AttributeOverride;
 use crate::stage::stage_info::StageInfo;
 
@@ -37,6 +37,7 @@ mod layer_file;
 mod output_path;
 mod points;
 mod rest_shape;
+mod resume_state;
 mod rigid_pose;
 mod time_samples;
 mod topology;
@@ -48,6 +49,7 @@ pub use output_path::default_output_path;
 pub(crate) use output_path::{check_writable, destination, relative_asset_path, with_causes};
 use points::author_track;
 use rest_shape::{author_constant_rest, author_rest};
+use resume_state::author_resume_state;
 use rigid_pose::author_rigid;
 use topology::author_topology;
 
@@ -157,6 +159,13 @@ impl Frame {
     }
 }
 
+/// World-space `positions` and `velocities` in local space through `m`, exactly as a
+/// bake records them (what `--resume` compares a layer's values with).
+pub(crate) fn local_frame(m: DMat4, positions: &[Vec3], velocities: &[Vec3]) -> (Vec<gf::Vec3f>, Vec<gf::Vec3f>) {
+    let frame = Frame::local(m, positions, velocities);
+    (frame.points, frame.velocities)
+}
+
 /// A simulation being recorded for export: frame k of every body, in the order of
 /// [`Binding::bodies`](crate::Binding::bodies), stored in each prim's local space at time code
 /// `startTimeCode + k`.
@@ -175,6 +184,10 @@ pub struct Bake {
     rigid: Vec<RigidTrack>,
     /// The run's `--set` overrides, recorded in `customLayerData`.
     overrides: Vec<String>,
+    /// The run's fingerprint (`resume.rs`), recorded in `customLayerData` of every layer.
+    fingerprint: Option<String>,
+    /// The solver state at this window's first frame, written into its clip.
+    resume_state: Option<ResumeState>,
 }
 
 /// A rest state in local space (through `m`), bend angles in degrees.
@@ -279,6 +292,8 @@ impl Bake {
             embedded,
             rigid,
             overrides: Vec::new(),
+            fingerprint: None,
+            resume_state: None,
         }
     }
 
@@ -326,6 +341,7 @@ impl Bake {
         }
         self.first = first;
         self.frames = last;
+        self.resume_state = None;
         self.hold_topology();
     }
 
@@ -562,6 +578,44 @@ impl Bake {
         self.overrides = overrides.iter().map(ToString::to_string).collect();
     }
 
+    /// Records the run's fingerprint, written into the `customLayerData` of the output
+    /// and of every clip, which `--resume` checks.
+    pub fn record_fingerprint(&mut self, fingerprint: &str) {
+        self.fingerprint = Some(fingerprint.to_string());
+    }
+
+    /// Records the solver state at this window's first frame: its clip carries it, so a
+    /// later run can continue from there (`--resume`).
+    pub fn record_resume_state(&mut self, state: ResumeState) {
+        self.resume_state = Some(state);
+    }
+
+    /// Takes up where a resumed solver is: each body's topology in effect (a torn
+    /// body's) becomes the bake's current one, as if it had recorded the tears, so the
+    /// window samples it and embedded meshes follow it. Call before recording the first
+    /// frame of a resumed window.
+    pub fn resume_topology(&mut self, solver: &Solver) {
+        for b in 0..self.tracks.len() {
+            let version = solver.topology_version(BodyId(b));
+            if version == 0 || version == self.extras[b].version {
+                continue;
+            }
+            let topology = match self.extras[b].kind {
+                BodyKind::Surface => Topology::Triangles(solver.triangles(BodyId(b)).to_vec()),
+                BodyKind::Volume => Topology::Tets(solver.tets(BodyId(b)).to_vec()),
+            };
+            let (triangles, tets): (&[[u32; 3]], &[[u32; 4]]) = match &topology {
+                Topology::Triangles(t) => (t, &[]),
+                Topology::Tets(t) => (&[], t),
+            };
+            for e in self.embedded.iter_mut().filter(|e| e.body == b) {
+                e.embedding.follow_topology(triangles, tets);
+            }
+            self.extras[b].version = version;
+            self.extras[b].current = topology;
+        }
+    }
+
     /// Whether the window holds no frame at all (ended before its first).
     pub fn is_empty(&self) -> bool {
         self.tracks
@@ -599,8 +653,14 @@ impl Bake {
         let first = self.first as usize;
         layer
             .edit(|edit| {
-                if let Some(sublayer) = sublayer {
-                    self.author_metadata(edit, sublayer, self.frames)?;
+                match sublayer {
+                    Some(sublayer) => self.author_metadata(edit, sublayer, self.frames)?,
+                    None => {
+                        if let Some(fingerprint) = &self.fingerprint {
+                            let data = [(FINGERPRINT_KEY.to_string(), sdf::Value::String(fingerprint.clone()))];
+                            edit.pseudo_root_mut()?.set("customLayerData", sdf::Value::Dictionary(data.into_iter().collect()));
+                        }
+                    }
                 }
                 for track in self.tracks.iter().chain(self.embedded.iter().map(|e| &e.track)) {
                     author_track(edit, track, start, first)?;
@@ -611,6 +671,9 @@ impl Bake {
                 }
                 for track in &self.rigid {
                     author_rigid(edit, track, start, first)?;
+                }
+                if let (None, Some(state)) = (sublayer, &self.resume_state) {
+                    author_resume_state(edit, &self.tracks, state)?;
                 }
                 Ok::<(), sdf::AuthoringError>(())
             })
@@ -658,9 +721,15 @@ impl Bake {
         root.set("upAxis", sdf::Value::Token(info.up_axis.token().into()));
         root.set("metersPerUnit", sdf::Value::Double(info.meters_per_unit));
         root.set("kilogramsPerUnit", sdf::Value::Double(info.kilograms_per_unit));
+        let mut data = sdf::Dictionary::new();
         if !self.overrides.is_empty() {
-            let data = [(OVERRIDES_KEY.to_string(), sdf::Value::StringVec(self.overrides.clone()))];
-            root.set("customLayerData", sdf::Value::Dictionary(data.into_iter().collect()));
+            data.insert(OVERRIDES_KEY.to_string(), sdf::Value::StringVec(self.overrides.clone()));
+        }
+        if let Some(fingerprint) = &self.fingerprint {
+            data.insert(FINGERPRINT_KEY.to_string(), sdf::Value::String(fingerprint.clone()));
+        }
+        if !data.is_empty() {
+            root.set("customLayerData", sdf::Value::Dictionary(data));
         }
         Ok(())
     }

@@ -31,6 +31,48 @@ pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
 /// (`PRIM.ATTR=VALUE` strings, in the order given), so a bake says what it was made with.
 pub(crate) const OVERRIDES_KEY: &str = "usdsim:overrides";
 
+/// The bake's `customLayerData` key (output layer and every clip) holding the run's
+/// fingerprint: what `--resume` checks before continuing a bake (see `resume.rs`).
+pub(crate) const FINGERPRINT_KEY: &str = "usdsim:fingerprint";
+
+/// The attributes of the solver state a clip holds at its first frame, for `--resume`
+/// (what USD has no place for, and exact copies of what it has: see `resume.rs`). Body
+/// attributes go on each simulation mesh's prim; the rest on [`STATE_PRIM`]. They are
+/// defaults in the clip layer, which value clips never compose.
+pub(crate) mod state {
+    /// Every state attribute's name starts with this.
+    pub(crate) const PREFIX: &str = "usdsim:state:";
+    /// The prim holding the scene-wide state.
+    pub(crate) const STATE_PRIM: &str = "/UsdsimResume";
+    /// `float3[]`: world-space positions, bit-exact.
+    pub(crate) const POINTS: &str = "usdsim:state:points";
+    /// `float3[]`: world-space velocities, bit-exact.
+    pub(crate) const VELOCITIES: &str = "usdsim:state:velocities";
+    /// `bool`: the body still sleeps.
+    pub(crate) const ASLEEP: &str = "usdsim:state:asleep";
+    /// `int`: how often its topology changed.
+    pub(crate) const TOPOLOGY_VERSION: &str = "usdsim:state:topologyVersion";
+    /// `int4[]`: its torn elements (a triangle repeats its first corner).
+    pub(crate) const ELEMENTS: &str = "usdsim:state:elements";
+    /// `float[]`: per-vertex masses after tearing.
+    pub(crate) const MASSES: &str = "usdsim:state:masses";
+    /// `float[]`: per-vertex inverse masses after tearing (awake values).
+    pub(crate) const INVERSE_MASSES: &str = "usdsim:state:inverseMasses";
+    /// `int2[]`: edges broken so far.
+    pub(crate) const BROKEN_EDGES: &str = "usdsim:state:brokenEdges";
+    /// `int64`: frames the solver stepped.
+    pub(crate) const FRAMES: &str = "usdsim:state:frames";
+    /// `float[]`: eleven per plastic tetrahedron: its inverse rest edge matrix by column,
+    /// then its deviatoric and hydrostatic compliances.
+    pub(crate) const PLASTIC_TETS: &str = "usdsim:state:plasticTets";
+    /// `float[]`: rest angles of plastic hinges, radians.
+    pub(crate) const PLASTIC_HINGES: &str = "usdsim:state:plasticHinges";
+    /// `float[]`: rest lengths of XPBD spring links, `inf` when broken.
+    pub(crate) const SPRINGS: &str = "usdsim:state:springs";
+    /// `uchar[]`: rapier's world, CBOR.
+    pub(crate) const RIGID_WORLD: &str = "usdsim:state:rigidWorld";
+}
+
 /// Attributes of `UsdsimMaterialAPI`.
 pub(crate) const MATERIAL_ATTRIBUTES: [&str; 4] = [TEAR_RATIO, PLASTIC_YIELD, PLASTIC_RATE, PLASTIC_MAX_STRAIN];
 /// Attributes of `UsdsimBodyAPI`.

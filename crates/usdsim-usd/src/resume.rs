@@ -1,0 +1,230 @@
+//! `--resume`: continuing a streamed bake from the clips it already wrote.
+//!
+//! Every clip but the first holds the solver state at its first frame
+//! ([`usdsim_core::ResumeState`], as `usdsim:state:` defaults that value clips never
+//! compose). A resumed run builds its solver from the input exactly as the first run
+//! did, takes the newest clip whose state it can use, puts that state back, and bakes
+//! on from that clip's first frame: the clips before it stay as they are, the clip and
+//! all after it are written again. Since the solver goes on bit for bit, the finished
+//! output is byte-identical to an uninterrupted run; the price is recomputing at most
+//! one chunk (the frames a partial last clip already held).
+//!
+//! The layer's own `points` and `velocities` at that frame are the truth: the exact
+//! world-space copies in the state only remove the rounding of local space, and are used
+//! only while the layer's values are what they would round to. A frame edited by hand is
+//! resumed from as edited.
+//!
+//! Each layer's `customLayerData` carries the run's fingerprint
+//! ([`Imported::fingerprint`]): a digest of the imported scene (the input and every
+//! `--set` and override applied), the solver settings, the chunk and usdsim's version.
+//! A bake with another fingerprint is refused rather than continued.
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use openusd::sdf;
+use usdsim_core::{BodyState, PlasticTetState, ResumeState, Settings};
+
+use crate::import::Imported;
+use crate::schema::usdsim::{state, FINGERPRINT_KEY};
+
+/// Opens the layer at `path` alone (no composition), or says why not.
+pub(crate) fn open_layer(path: &Path) -> Result<sdf::Layer, String> {
+    let text = path.to_str().ok_or_else(|| format!("{}: the path is not valid UTF-8", path.display()))?;
+    sdf::Layer::open(text).map_err(|err| err.to_string())
+}
+
+/// The fingerprint a layer records in its `customLayerData`, if any.
+pub(crate) fn layer_fingerprint(layer: &sdf::Layer) -> Option<String> {
+    let root = layer.pseudo_root()?;
+    match root.get::<sdf::Value>("customLayerData") {
+        Some(sdf::Value::Dictionary(data)) => match data.get(FINGERPRINT_KEY) {
+            Some(sdf::Value::String(s)) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// FNV-1a, 64 bits, over text written into it: the fingerprint's digest, stable across
+/// platforms and Rust versions (std's hasher promises neither).
+struct Fnv(u64);
+
+impl std::fmt::Write for Fnv {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        for &byte in s.as_bytes() {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(())
+    }
+}
+
+impl Imported {
+    /// The fingerprint of a bake of this import with `settings` and `chunk` frames per
+    /// clip: what `--resume` compares before continuing a bake. Covers the imported
+    /// scene (so the input file, its sublayers and every override), the stage's time and
+    /// units, the settings, the chunk and usdsim's version; not the frame count, which a
+    /// resume extends, nor the thread count, which changes no result.
+    pub fn fingerprint(&self, settings: &Settings, chunk: u32) -> String {
+        use std::fmt::Write as _;
+        let mut digest = Fnv(0xcbf2_9ce4_8422_2325);
+        // Debug output writes every float with its exact shortest form.
+        let _ = write!(digest, "{:?}{:?}{:?}{:?}{chunk}", self.scene, self.stage, settings, self.binding);
+        format!("usdsim {} {:016x}", env!("CARGO_PKG_VERSION"), digest.0)
+    }
+}
+
+/// Why a bake cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    /// The existing output, or a clip of it, was made by another run.
+    #[error(
+        "{}: was baked from a different input, settings or usdsim version (fingerprint {found}, this run {expected}); \
+         remove it, or run without --resume to replace it",
+        path.display()
+    )]
+    Mismatch {
+        /// The layer.
+        path: PathBuf,
+        /// What it records (`none` when nothing).
+        found: String,
+        /// This run's.
+        expected: String,
+    },
+    /// A clip the resume needs is missing or does not open.
+    #[error("{}: {reason}", path.display())]
+    Clip {
+        /// The clip.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The state `layer` (the clip starting at frame `first`) holds for `imported`, with
+/// the layer's `points` and `velocities` at that frame taking precedence where they
+/// were edited. Also returns the prims whose values were edited.
+pub(crate) fn read_state(
+    layer: &sdf::Layer,
+    imported: &Imported,
+    first: u32,
+) -> Result<(ResumeState, Vec<String>), String> {
+    let data = layer.data();
+    let field = |prim: &str, name: &str, key: &str| -> Result<Option<sdf::Value>, String> {
+        let path = sdf::Path::new(prim)
+            .and_then(|p| p.append_property(name))
+            .map_err(|err| format!("{prim}.{name}: {err}"))?;
+        data.try_field(&path, key).map(|v| v.map(std::borrow::Cow::into_owned)).map_err(|err| format!("{prim}.{name}: {err}"))
+    };
+    let value = |prim: &str, name: &str| field(prim, name, sdf::FieldKey::Default.as_str());
+    let missing = |prim: &str, name: &str| format!("{prim}.{name}: missing or of the wrong type");
+    let vec3s = |prim: &str, name: &str| -> Result<Vec<Vec3>, String> {
+        match value(prim, name)? {
+            Some(sdf::Value::Vec3fVec(v)) => Ok(v.iter().map(|p| Vec3::new(p.x, p.y, p.z)).collect()),
+            _ => Err(missing(prim, name)),
+        }
+    };
+    let floats = |prim: &str, name: &str| -> Result<Vec<f32>, String> {
+        match value(prim, name)? {
+            Some(sdf::Value::FloatVec(v)) => Ok(v),
+            None => Ok(Vec::new()),
+            _ => Err(missing(prim, name)),
+        }
+    };
+    let time = imported.stage.start_time_code + f64::from(first);
+    let sample = |prim: &str, name: &str| -> Result<Option<Vec<sdf::Value>>, String> {
+        match field(prim, name, sdf::FieldKey::TimeSamples.as_str())? {
+            Some(sdf::Value::TimeSamples(samples)) => {
+                Ok(samples.into_iter().find(|(t, _)| *t == time).map(|(_, v)| vec![v]))
+            }
+            _ => Ok(None),
+        }
+    };
+
+    let mut bodies = Vec::new();
+    let mut edited = Vec::new();
+    for prim in &imported.binding.bodies {
+        let p = prim.prim_path.as_str();
+        let mut body = BodyState {
+            positions: vec3s(p, state::POINTS)?,
+            velocities: vec3s(p, state::VELOCITIES)?,
+            ..BodyState::default()
+        };
+        body.asleep = matches!(value(p, state::ASLEEP)?, Some(sdf::Value::Bool(true)));
+        body.topology_version = match value(p, state::TOPOLOGY_VERSION)? {
+            Some(sdf::Value::Int(v)) if v >= 0 => v as u32,
+            _ => return Err(missing(p, state::TOPOLOGY_VERSION)),
+        };
+        if body.topology_version > 0 {
+            body.elements = match value(p, state::ELEMENTS)? {
+                Some(sdf::Value::Vec4iVec(v)) => v.iter().map(|e| [e.x, e.y, e.z, e.w].map(|i| i.max(0) as u32)).collect(),
+                _ => return Err(missing(p, state::ELEMENTS)),
+            };
+            body.masses = floats(p, state::MASSES)?;
+            body.inverse_masses = floats(p, state::INVERSE_MASSES)?;
+        }
+        body.broken_edges = match value(p, state::BROKEN_EDGES)? {
+            Some(sdf::Value::Vec2iVec(v)) => v.iter().map(|e| [e.x, e.y].map(|i| i.max(0) as u32)).collect(),
+            None => Vec::new(),
+            _ => return Err(missing(p, state::BROKEN_EDGES)),
+        };
+        // The layer's own values win where they are not what the exact state rounds to.
+        let local_from_world = prim.world_from_local.inverse();
+        let exact = crate::export::local_frame(local_from_world, &body.positions, &body.velocities);
+        for (name, exact, world) in
+            [("points", &exact.0, &mut body.positions), ("velocities", &exact.1, &mut body.velocities)]
+        {
+            let Some(values) = sample(p, name)? else { continue };
+            let Some(sdf::Value::Vec3fVec(layer_values)) = values.into_iter().next() else { continue };
+            if layer_values == *exact {
+                continue;
+            }
+            if layer_values.len() != exact.len() {
+                return Err(format!(
+                    "{p}.{name} at time {time}: {} values, the state has {}",
+                    layer_values.len(),
+                    exact.len()
+                ));
+            }
+            let m = prim.world_from_local;
+            *world = layer_values
+                .iter()
+                .map(|v| {
+                    let v = glam::DVec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z));
+                    if name == "points" {
+                        m.transform_point3(v).as_vec3()
+                    } else {
+                        m.transform_vector3(v).as_vec3()
+                    }
+                })
+                .collect();
+            if !edited.contains(&prim.prim_path) {
+                edited.push(prim.prim_path.clone());
+            }
+        }
+        bodies.push(body);
+    }
+    let g = state::STATE_PRIM;
+    let frames = match value(g, state::FRAMES)? {
+        Some(sdf::Value::Int64(n)) if n >= 0 => n as u64,
+        _ => return Err(missing(g, state::FRAMES)),
+    };
+    let tets = floats(g, state::PLASTIC_TETS)?;
+    if tets.len() % 11 != 0 {
+        return Err(format!("{g}.{}: {} values, not eleven per tetrahedron", state::PLASTIC_TETS, tets.len()));
+    }
+    let rigid = match value(g, state::RIGID_WORLD)? {
+        Some(sdf::Value::UcharVec(v)) => v,
+        None => Vec::new(),
+        _ => return Err(missing(g, state::RIGID_WORLD)),
+    };
+    let state = ResumeState {
+        frames,
+        bodies,
+        plastic_tets: tets.chunks_exact(11).map(|t| PlasticTetState::from_array(t.try_into().expect("eleven"))).collect(),
+        plastic_hinges: floats(g, state::PLASTIC_HINGES)?,
+        springs: floats(g, state::SPRINGS)?,
+        rigid,
+    };
+    Ok((state, edited))
+}
