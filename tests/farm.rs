@@ -227,7 +227,6 @@ fn slurm_runs_three_wedges_identical_to_local_runs() {
 }
 
 #[test]
-#[ignore = "needs --resume (issue 12)"]
 fn slurm_runs_three_wedges_in_two_chained_chunks() {
     slurm_plan(Some(FRAMES / 2));
 }
@@ -235,7 +234,6 @@ fn slurm_runs_three_wedges_in_two_chained_chunks() {
 /// A task killed mid-bake (`scontrol requeue` sends SIGTERM, as the time limit does)
 /// runs again, resumes its output, and the bake ends byte-identical.
 #[test]
-#[ignore = "needs --resume (issue 12)"]
 fn slurm_requeued_task_resumes_identical() {
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let cluster = match Slurm::up() {
@@ -333,7 +331,6 @@ fn openjd_template_checks_and_runs_three_wedges_identical_to_local_runs() {
 }
 
 #[test]
-#[ignore = "needs --resume (issue 12)"]
 fn openjd_runs_three_wedges_in_two_dependent_chunk_steps() {
     openjd_plan(Some(FRAMES / 2));
 }

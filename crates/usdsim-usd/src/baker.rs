@@ -201,6 +201,19 @@ impl<'a> Baker<'a> {
             }
             from = first;
         }
+        // Temporary files of a run killed mid-write (`export/layer_file.rs` names them
+        // `.NAME.tmp-PID`) are no part of the bake.
+        let output_name = output_abs.file_name().map(|n| format!(".{}.tmp-", n.to_string_lossy()));
+        let output_dir = output_abs.parent().map(Path::to_path_buf);
+        for (dir, leftover) in [(Some(folder.clone()), Some(".".to_string())), (output_dir, output_name)] {
+            let (Some(dir), Some(leftover)) = (dir, leftover) else { continue };
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with(&leftover) && name.contains(".tmp-") {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
         let mut resumed = Resumed::default();
         if from > 0 {
             let clip = crate::export::clip_file(&folder, from);
