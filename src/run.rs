@@ -95,7 +95,10 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
             reporter.warn_general(
                 RESUMED_EDITED,
                 &output.display().to_string(),
-                format!("{prim}: points or velocities at frame {} were edited; resuming from the edited values", resumed.from),
+                format!(
+                    "{prim}: points or velocities at frame {} were edited; resuming from the edited values",
+                    resumed.from
+                ),
             );
         }
         if talk {

@@ -101,10 +101,11 @@ fn sleeper_scene(dir: &Path) -> PathBuf {
     let at = "double3 xformOp:translate = (0, 0, 1)";
     assert!(cube.contains(at));
     let faller = cube.replace(at, "double3 xformOp:translate = (0.2, 0, 2.2)");
-    let sleeper = cube.replace("\"Cube\"", "\"Sleeper\"").replace(at, "double3 xformOp:translate = (0, 0, 0.51)").replace(
-        "bool omniphysics:deformableBodyEnabled = 1",
-        "bool omniphysics:deformableBodyEnabled = 1\n        bool omniphysics:startsAsleep = 1",
-    );
+    let sleeper =
+        cube.replace("\"Cube\"", "\"Sleeper\"").replace(at, "double3 xformOp:translate = (0, 0, 0.51)").replace(
+            "bool omniphysics:deformableBodyEnabled = 1",
+            "bool omniphysics:deformableBodyEnabled = 1\n        bool omniphysics:startsAsleep = 1",
+        );
     let path = dir.join("sleeper.usda");
     std::fs::write(&path, format!("{}{faller}\n{sleeper}{}", &text[..start], &text[end..])).unwrap();
     path
@@ -161,7 +162,14 @@ fn an_edited_frame_is_resumed_from_as_edited() {
     bake(&input, &two, &["--frames", "13", "--chunk", "4"]);
     let clip = dir.path().join("two/out.clips/clip.000012.usdc");
     edit_points(&clip, "/World/Tet", 12.0, Vec3::Z);
-    let out = usdsim([&input, Path::new("-o"), &two, Path::new("--frames=24"), Path::new("--chunk=4"), Path::new("--resume")]);
+    let out = usdsim([
+        &input,
+        Path::new("-o"),
+        &two,
+        Path::new("--frames=24"),
+        Path::new("--chunk=4"),
+        Path::new("--resume"),
+    ]);
     out.assert_success();
     assert!(out.stderr.contains("CLI002") && out.stderr.contains("/World/Tet"), "{}", out.stderr);
     for frame in [13, 18, 24] {
@@ -185,13 +193,30 @@ fn a_bake_of_other_settings_is_refused() {
     let input = copy_scene("free_fall_z_up_meters.usda", dir.path());
     let out = dir.path().join("b/out.usdc");
     bake(&input, &out, &["--frames", "13", "--chunk", "4"]);
-    let before: Vec<Vec<u8>> = files(out.parent().unwrap()).iter().map(|f| std::fs::read(dir.path().join("b").join(f)).unwrap()).collect();
-    let args = [input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--frames", "24", "--chunk", "4", "--resume", "--substeps", "12"];
+    let before: Vec<Vec<u8>> =
+        files(out.parent().unwrap()).iter().map(|f| std::fs::read(dir.path().join("b").join(f)).unwrap()).collect();
+    let args = [
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--frames",
+        "24",
+        "--chunk",
+        "4",
+        "--resume",
+        "--substeps",
+        "12",
+    ];
     let outcome = usdsim(args);
     outcome.assert_no_panic();
     assert_eq!(outcome.code, Some(1), "{}", outcome.stderr);
-    assert!(outcome.stderr.contains("out.usdc") && outcome.stderr.contains("different input, settings"), "{}", outcome.stderr);
-    let after: Vec<Vec<u8>> = files(out.parent().unwrap()).iter().map(|f| std::fs::read(dir.path().join("b").join(f)).unwrap()).collect();
+    assert!(
+        outcome.stderr.contains("out.usdc") && outcome.stderr.contains("different input, settings"),
+        "{}",
+        outcome.stderr
+    );
+    let after: Vec<Vec<u8>> =
+        files(out.parent().unwrap()).iter().map(|f| std::fs::read(dir.path().join("b").join(f)).unwrap()).collect();
     assert!(before == after, "a refused resume changed the bake");
 }
 

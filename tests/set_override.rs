@@ -31,8 +31,15 @@ fn set_gravity_scales_the_fall_and_is_recorded() {
 
     let data = LayerFile::open(&doubled).metadata("customLayerData");
     let Some(sdf::Value::Dictionary(data)) = data else { panic!("no customLayerData: {data:?}") };
-    assert_eq!(data.get("usdsim:overrides"), Some(&sdf::Value::StringVec(vec![format!("{GRAVITY}=10")])));
-    assert!(LayerFile::open(&plain).metadata("customLayerData").is_none(), "a plain bake records no overrides");
+    assert_eq!(data.get("usdsimOverrides"), Some(&sdf::Value::StringVec(vec![format!("{GRAVITY}=10")])));
+    let plain_data = LayerFile::open(&plain).metadata("customLayerData");
+    let Some(sdf::Value::Dictionary(plain_data)) = plain_data else { panic!("no fingerprint: {plain_data:?}") };
+    assert!(!plain_data.contains_key("usdsimOverrides"), "a plain bake records no overrides");
+    // Pixar's text parser reads the keys back (a namespaced key written unquoted failed).
+    let script = "import sys\nfrom pxr import Sdf\nprint(dict(Sdf.Layer.FindOrOpen(sys.argv[1]).customLayerData))";
+    let out = std::process::Command::new("python3").args(["-c", script]).arg(&doubled).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("usdsimOverrides"), "{text}{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// An unauthored attribute of an applied schema takes its type from the schema: the

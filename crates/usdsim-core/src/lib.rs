@@ -43,6 +43,6 @@ pub use scene::{
     Pin, Plasticity, RigidBody, RigidId, RigidShape, Scene, Site, Springs, BODY_MATERIAL,
 };
 pub use solver::{
-    BodyState, PlasticTetState, ResumeState, RestShape, Settings, Solver, SolverStats, DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, SPRING_STEP_FRACTION,
-    STABLE_OMEGA_DT,
+    BodyState, PlasticTetState, RestShape, ResumeState, Settings, Solver, SolverStats,
+    DEFAULT_MAX_DEPENETRATION_VELOCITY, MAX_SUBSTEPS, SPRING_STEP_FRACTION, STABLE_OMEGA_DT,
 };

@@ -217,8 +217,8 @@ impl RigidWorld {
     /// Replaces the world with one from [`RigidWorld::snapshot`] of a world built from
     /// the same scene (its kinematic targets stay as they are).
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let world: PhysicsWorld =
-            ciborium::from_reader(bytes).map_err(|err| format!("the rigid bodies' saved state does not decode: {err}"))?;
+        let world: PhysicsWorld = ciborium::from_reader(bytes)
+            .map_err(|err| format!("the rigid bodies' saved state does not decode: {err}"))?;
         if world.bodies.len() != self.world.bodies.len() || world.colliders.len() != self.world.colliders.len() {
             return Err(format!(
                 "the saved rigid world has {} bodies and {} colliders, the scene {} and {}",

@@ -98,8 +98,6 @@ pub struct Baker<'a> {
     written: Vec<PathBuf>,
     /// Seconds spent writing clips so far.
     export_s: f64,
-    /// The run's fingerprint, when recorded.
-    fingerprint: Option<String>,
 }
 
 impl<'a> Baker<'a> {
@@ -152,7 +150,6 @@ impl<'a> Baker<'a> {
             done: 0,
             written: Vec::new(),
             export_s: 0.0,
-            fingerprint: None,
         })
     }
 
@@ -181,8 +178,8 @@ impl<'a> Baker<'a> {
             expected: fingerprint.to_string(),
         };
         if output_abs.exists() {
-            let layer = open_layer(&output_abs)
-                .map_err(|reason| ResumeError::Clip { path: output.to_path_buf(), reason })?;
+            let layer =
+                open_layer(&output_abs).map_err(|reason| ResumeError::Clip { path: output.to_path_buf(), reason })?;
             let found = layer_fingerprint(&layer);
             if found.as_deref() != Some(fingerprint) {
                 return Err(mismatch(output, found).into());
@@ -259,7 +256,6 @@ impl<'a> Baker<'a> {
     /// writes, so a later `--resume` can check it continues the same bake.
     pub fn record_fingerprint(&mut self, fingerprint: &str) {
         self.bake.record_fingerprint(fingerprint);
-        self.fingerprint = Some(fingerprint.to_string());
     }
 
     /// Records frame `frame` from the solver; at a clip's first frame also the state a

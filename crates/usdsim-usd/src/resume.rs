@@ -27,6 +27,7 @@ use usdsim_core::{BodyState, PlasticTetState, ResumeState, Settings};
 
 use crate::import::Imported;
 use crate::schema::usdsim::{state, FINGERPRINT_KEY};
+use crate::stage::stage_info::StageInfo;
 
 /// Opens the layer at `path` alone (no composition), or says why not.
 pub(crate) fn open_layer(path: &Path) -> Result<sdf::Layer, String> {
@@ -64,12 +65,15 @@ impl Imported {
     /// clip: what `--resume` compares before continuing a bake. Covers the imported
     /// scene (so the input file, its sublayers and every override), the stage's time and
     /// units, the settings, the chunk and usdsim's version; not the frame count, which a
-    /// resume extends, nor the thread count, which changes no result.
+    /// resume extends, nor the thread count, which changes no result, nor where the files
+    /// are.
     pub fn fingerprint(&self, settings: &Settings, chunk: u32) -> String {
         use std::fmt::Write as _;
         let mut digest = Fnv(0xcbf2_9ce4_8422_2325);
         // Debug output writes every float with its exact shortest form.
-        let _ = write!(digest, "{:?}{:?}{:?}{:?}{chunk}", self.scene, self.stage, settings, self.binding);
+        // Not where the files are: a farm task bakes the same input from another path.
+        let stage = StageInfo { input: PathBuf::new(), layers: Vec::new(), ..self.stage.clone() };
+        let _ = write!(digest, "{:?}{stage:?}{settings:?}{:?}{chunk}", self.scene, self.binding);
         format!("usdsim {} {:016x}", env!("CARGO_PKG_VERSION"), digest.0)
     }
 }
@@ -114,7 +118,9 @@ pub(crate) fn read_state(
         let path = sdf::Path::new(prim)
             .and_then(|p| p.append_property(name))
             .map_err(|err| format!("{prim}.{name}: {err}"))?;
-        data.try_field(&path, key).map(|v| v.map(std::borrow::Cow::into_owned)).map_err(|err| format!("{prim}.{name}: {err}"))
+        data.try_field(&path, key)
+            .map(|v| v.map(std::borrow::Cow::into_owned))
+            .map_err(|err| format!("{prim}.{name}: {err}"))
     };
     let value = |prim: &str, name: &str| field(prim, name, sdf::FieldKey::Default.as_str());
     let missing = |prim: &str, name: &str| format!("{prim}.{name}: missing or of the wrong type");
@@ -157,7 +163,9 @@ pub(crate) fn read_state(
         };
         if body.topology_version > 0 {
             body.elements = match value(p, state::ELEMENTS)? {
-                Some(sdf::Value::Vec4iVec(v)) => v.iter().map(|e| [e.x, e.y, e.z, e.w].map(|i| i.max(0) as u32)).collect(),
+                Some(sdf::Value::Vec4iVec(v)) => {
+                    v.iter().map(|e| [e.x, e.y, e.z, e.w].map(|i| i.max(0) as u32)).collect()
+                }
                 _ => return Err(missing(p, state::ELEMENTS)),
             };
             body.masses = floats(p, state::MASSES)?;
@@ -221,7 +229,10 @@ pub(crate) fn read_state(
     let state = ResumeState {
         frames,
         bodies,
-        plastic_tets: tets.chunks_exact(11).map(|t| PlasticTetState::from_array(t.try_into().expect("eleven"))).collect(),
+        plastic_tets: tets
+            .chunks_exact(11)
+            .map(|t| PlasticTetState::from_array(t.try_into().expect("eleven")))
+            .collect(),
         plastic_hinges: floats(g, state::PLASTIC_HINGES)?,
         springs: floats(g, state::SPRINGS)?,
         rigid,

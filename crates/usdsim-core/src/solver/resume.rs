@@ -191,7 +191,8 @@ impl Solver {
         }
         if !self.tet_plastic.is_empty() {
             let tets = &mut self.elements.tets;
-            let plastic = (0..tets.slot.len()).map(|g| tets.slot[g] as usize).filter(|&s| self.tet_plastic[s].is_some());
+            let plastic =
+                (0..tets.slot.len()).map(|g| tets.slot[g] as usize).filter(|&s| self.tet_plastic[s].is_some());
             for (slot, saved) in plastic.collect::<Vec<_>>().into_iter().zip(&state.plastic_tets) {
                 let t = &mut tets.items[slot];
                 t.dm_inv = saved.dm_inv;
@@ -285,8 +286,8 @@ impl Solver {
                 origin[e[c] as usize] = o[c];
             }
         }
-        for v in n..new_n {
-            self.contact_params[base + v] = self.contact_params[base + origin[v] as usize];
+        for (v, &o) in origin.iter().enumerate().skip(n) {
+            self.contact_params[base + v] = self.contact_params[base + o as usize];
         }
         self.bodies[b] = base..base + new_n;
         self.mass[base..base + new_n].copy_from_slice(&s.masses);

@@ -573,7 +573,7 @@ impl Bake {
     }
 
     /// Records the run's `--set` overrides: the layer's `customLayerData` lists them
-    /// under `usdsim:overrides`, so a bake says what it was made with.
+    /// under `usdsimOverrides`, so a bake says what it was made with.
     pub fn record_overrides(&mut self, overrides: &[AttributeOverride]) {
         self.overrides = overrides.iter().map(ToString::to_string).collect();
     }
@@ -658,7 +658,8 @@ impl Bake {
                     None => {
                         if let Some(fingerprint) = &self.fingerprint {
                             let data = [(FINGERPRINT_KEY.to_string(), sdf::Value::String(fingerprint.clone()))];
-                            edit.pseudo_root_mut()?.set("customLayerData", sdf::Value::Dictionary(data.into_iter().collect()));
+                            edit.pseudo_root_mut()?
+                                .set("customLayerData", sdf::Value::Dictionary(data.into_iter().collect()));
                         }
                     }
                 }

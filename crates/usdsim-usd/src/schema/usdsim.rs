@@ -29,11 +29,13 @@ pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
 
 /// The bake's `customLayerData` key listing the run's `--set` overrides
 /// (`PRIM.ATTR=VALUE` strings, in the order given), so a bake says what it was made with.
-pub(crate) const OVERRIDES_KEY: &str = "usdsim:overrides";
+/// No namespace colon (as for every key here): openusd 0.8 writes dictionary keys
+/// unquoted and Pixar's text parser rejects a `.usda` bake with one.
+pub(crate) const OVERRIDES_KEY: &str = "usdsimOverrides";
 
 /// The bake's `customLayerData` key (output layer and every clip) holding the run's
 /// fingerprint: what `--resume` checks before continuing a bake (see `resume.rs`).
-pub(crate) const FINGERPRINT_KEY: &str = "usdsim:fingerprint";
+pub(crate) const FINGERPRINT_KEY: &str = "usdsimFingerprint";
 
 /// The attributes of the solver state a clip holds at its first frame, for `--resume`
 /// (what USD has no place for, and exact copies of what it has: see `resume.rs`). Body
