@@ -234,7 +234,6 @@ fn slurm_runs_three_wedges_in_two_chained_chunks() {
 /// A task killed mid-bake (`scontrol requeue` sends SIGTERM, as the time limit does)
 /// runs again, resumes its output, and the bake ends byte-identical.
 #[test]
-#[ignore = "slurmctld holds the requeued task back (reason BeginTime) past the test's 120 s; --resume itself is tested in tests/resume_bake.rs"]
 fn slurm_requeued_task_resumes_identical() {
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let cluster = match Slurm::up() {

@@ -9,6 +9,7 @@
 
 mod attachment_rules;
 mod body_rules;
+mod clip_rules;
 mod material_rules;
 mod mesh_rules;
 mod owner_rules;
@@ -99,6 +100,7 @@ fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
     usdsim_rules::check(&mut walk);
     scene_rules::check(&mut walk);
     unit_rules::check(&mut walk, &info);
+    clip_rules::check(&mut walk, &input.path);
 
     Ok(walk.into_report(input.path.display().to_string()))
 }

@@ -103,6 +103,10 @@ pub const RULES: &[Rule] = &[
     error("DB606", "usdsim:model is fem or springs"),
     error("DB607", "usdsim:springLinks lists at least one link kind, and only structural, shear and bend"),
     warning("DB608", "usdsim: attributes are authored on a prim that applies their API (UsdsimMaterialAPI, UsdsimBodyAPI)"),
+    // Value clips (a streamed bake).
+    error("DB701", "every clip and manifest a prim's clips metadata names exists and opens as a layer"),
+    error("DB702", "a bake's clips carry its fingerprint (customLayerData usdsimFingerprint): none is from another bake"),
+    error("DB703", "a clip set's manifest declares exactly the attributes its clips sample"),
 ];
 
 /// What the importer works around rather than refuses: reported (with these codes) by
