@@ -4,7 +4,9 @@
 #
 # Usage: benches/long-bake.sh [BENCH_SCENES_DIR] [FRAMES...]
 #   default: ../shared/bench-scenes, 1000 10000 20000 frames of jelly_4, then
-#   cloth_128 (16k points) over 240 and 2400 frames with the default chunk.
+#   cloth_128 (16k points) over CLOTH_FRAMES (default "240 2400") frames with the default
+#   chunk, then a 100k-point cloth (benches/big_cloth.py) over BIG_FRAMES (default 24)
+#   frames in 8-frame chunks.
 # Prints one line per bake: scene, frames, clips written, seconds simulate / export (from
 # --report), peak resident memory (GNU time), total bytes written, files written.
 # Run it on an idle machine and say what the machine was doing beside any figure.
@@ -23,7 +25,7 @@ run() { # scene frames [extra args]
   local scene=$1 frames=$2; shift 2
   local dir=$out/$scene-$frames
   mkdir -p "$dir"
-  cp "$bench/$scene.usda" "$dir/scene.usda"
+  if [ -f "$bench/$scene.usda" ]; then cp "$bench/$scene.usda" "$dir/scene.usda"; else python3 "$here/benches/big_cloth.py" "$dir/scene.usda"; fi
   /usr/bin/time -f '%M' -o "$dir/rss" "$bin" "$dir/scene.usda" --frames "$frames" -q \
     --report "$dir/report.json" -o "$dir/bake.usdc" "$@" > /dev/null
   python3 - "$dir" "$scene" "$frames" <<'PY'
@@ -41,6 +43,9 @@ PY
 for frames in "${frames_list[@]}"; do
   run jelly_4 "$frames" --chunk 500
 done
-for frames in 240 2400; do
+for frames in ${CLOTH_FRAMES:-240 2400}; do
   run cloth_128 "$frames"
+done
+for frames in ${BIG_FRAMES:-24}; do
+  run cloth_100k "$frames" --chunk 8
 done
