@@ -40,20 +40,7 @@ fn scene(files: &[(&str, String)]) -> (tempfile::TempDir, PathBuf) {
 
 /// Every file under `dir`, with its bytes.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push((path.clone(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    files.sort();
-    files
+    common::files_under(dir).into_iter().map(|path| (path.clone(), std::fs::read(&path).unwrap())).collect()
 }
 
 /// Runs `usdsim shot.usda -f 2 -o <output>` from `dir` and asserts it refused to write

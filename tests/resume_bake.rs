@@ -14,20 +14,7 @@ use openusd::sdf;
 
 /// Every file under `dir`, relative to it, sorted.
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
+    common::files_under(dir).iter().map(|p| p.strip_prefix(dir).unwrap().to_path_buf()).collect()
 }
 
 /// `a` and `b` hold the same files with the same bytes.

@@ -199,3 +199,22 @@ pub fn centroid(points: &[Vec3]) -> DVec3 {
 pub fn same_points(a: &[Vec3], b: &[Vec3]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_array() == q.to_array())
 }
+
+/// Every file under `dir`, at any depth, sorted.
+#[allow(dead_code)]
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
