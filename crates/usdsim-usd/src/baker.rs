@@ -9,7 +9,7 @@ use usdsim_core::{SceneError, Solver};
 use crate::error::ExportError;
 use crate::export::{check_writable, destination, ClipSet};
 use crate::import::Imported;
-use crate::resume::{layer_fingerprint, open_layer, read_state, ResumeError};
+use crate::resume::{open_bake_layer, read_state, ResumeError};
 use crate::stage::attribute_override::AttributeOverride;
 use crate::{Bake, NonFinite};
 
@@ -172,18 +172,8 @@ impl<'a> Baker<'a> {
     ) -> Result<(Baker<'a>, Resumed), BakeError> {
         check_writable(&imported.stage, output)?;
         let (output_abs, _) = destination(&imported.stage, output)?;
-        let mismatch = |path: &Path, found: Option<String>| ResumeError::Mismatch {
-            path: path.to_path_buf(),
-            found: found.unwrap_or_else(|| "none".into()),
-            expected: fingerprint.to_string(),
-        };
         if output_abs.exists() {
-            let layer =
-                open_layer(&output_abs).map_err(|reason| ResumeError::Clip { path: output.to_path_buf(), reason })?;
-            let found = layer_fingerprint(&layer);
-            if found.as_deref() != Some(fingerprint) {
-                return Err(mismatch(output, found).into());
-            }
+            open_bake_layer(&output_abs, output, fingerprint)?;
         }
         let chunk = chunk.unwrap_or_else(|| imported.default_chunk()).max(1);
         let single = frames <= chunk;
@@ -213,14 +203,9 @@ impl<'a> Baker<'a> {
         }
         let mut resumed = Resumed::default();
         if from > 0 {
-            let clip = crate::export::clip_file(&folder, from);
             let shown = crate::export::clip_file(&shown_folder, from);
             let clip_err = |reason: String| ResumeError::Clip { path: shown.clone(), reason };
-            let layer = open_layer(&clip).map_err(clip_err)?;
-            let found = layer_fingerprint(&layer);
-            if found.as_deref() != Some(fingerprint) {
-                return Err(mismatch(&shown, found).into());
-            }
+            let layer = open_bake_layer(&crate::export::clip_file(&folder, from), &shown, fingerprint)?;
             let (state, edited) = read_state(&layer, imported, from).map_err(clip_err)?;
             solver.can_resume().map_err(clip_err)?;
             solver.restore(&state)?;
@@ -234,13 +219,8 @@ impl<'a> Baker<'a> {
             for k in 0..from / chunk {
                 let first = k * chunk;
                 let shown = crate::export::clip_file(&shown_folder, first);
-                let layer = open_layer(&crate::export::clip_file(&folder, first))
-                    .map_err(|reason| ResumeError::Clip { path: shown.clone(), reason })?;
-                let found = layer_fingerprint(&layer);
-                if found.as_deref() != Some(fingerprint) {
-                    return Err(mismatch(&shown, found).into());
-                }
-                clips.adopt(first)?;
+                let layer = open_bake_layer(&crate::export::clip_file(&folder, first), &shown, fingerprint)?;
+                clips.adopt(first, &layer)?;
             }
             baker.bake.resume_topology(&baker.solver);
             baker.bake.next_window(from, (from + chunk - 1).min(frames));

@@ -47,6 +47,20 @@ pub(crate) fn layer_fingerprint(layer: &sdf::Layer) -> Option<String> {
     }
 }
 
+/// Opens the layer at `path` (`shown` in messages), a layer of a bake, and checks that
+/// it records `fingerprint`.
+pub(crate) fn open_bake_layer(path: &Path, shown: &Path, fingerprint: &str) -> Result<sdf::Layer, ResumeError> {
+    let layer = open_layer(path).map_err(|reason| ResumeError::Clip { path: shown.to_path_buf(), reason })?;
+    match layer_fingerprint(&layer) {
+        Some(found) if found == fingerprint => Ok(layer),
+        found => Err(ResumeError::Mismatch {
+            path: shown.to_path_buf(),
+            found: found.unwrap_or_else(|| "none".into()),
+            expected: fingerprint.to_string(),
+        }),
+    }
+}
+
 /// FNV-1a, 64 bits, over text written into it: the fingerprint's digest, stable across
 /// platforms and Rust versions (std's hasher promises neither).
 struct Fnv(u64);
@@ -138,11 +152,9 @@ pub(crate) fn read_state(
         }
     };
     let time = imported.stage.start_time_code + f64::from(first);
-    let sample = |prim: &str, name: &str| -> Result<Option<Vec<sdf::Value>>, String> {
+    let sample = |prim: &str, name: &str| -> Result<Option<sdf::Value>, String> {
         match field(prim, name, sdf::FieldKey::TimeSamples.as_str())? {
-            Some(sdf::Value::TimeSamples(samples)) => {
-                Ok(samples.into_iter().find(|(t, _)| *t == time).map(|(_, v)| vec![v]))
-            }
+            Some(sdf::Value::TimeSamples(samples)) => Ok(samples.into_iter().find(|(t, _)| *t == time).map(|(_, v)| v)),
             _ => Ok(None),
         }
     };
@@ -182,8 +194,7 @@ pub(crate) fn read_state(
         for (name, exact, world) in
             [("points", &exact.0, &mut body.positions), ("velocities", &exact.1, &mut body.velocities)]
         {
-            let Some(values) = sample(p, name)? else { continue };
-            let Some(sdf::Value::Vec3fVec(layer_values)) = values.into_iter().next() else { continue };
+            let Some(sdf::Value::Vec3fVec(layer_values)) = sample(p, name)? else { continue };
             if layer_values == *exact {
                 continue;
             }

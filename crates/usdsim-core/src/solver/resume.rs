@@ -96,10 +96,6 @@ impl Solver {
                 let range = self.bodies[b].clone();
                 let version = self.topology_version[b];
                 let torn = version > 0;
-                let awake_w = match &self.sleeping[b] {
-                    Some(w) => w.clone(),
-                    None => self.w[range.clone()].to_vec(),
-                };
                 let broken = self.tearing[b].as_ref().map_or_else(Vec::new, |t| {
                     let mut edges: Vec<[u32; 2]> = t.broken.iter().map(|&(p, q)| [p, q]).collect();
                     edges.sort_unstable();
@@ -111,8 +107,13 @@ impl Solver {
                     asleep: self.sleeping[b].is_some(),
                     topology_version: version,
                     elements: if torn { tear::elements(&self.input.bodies[b]) } else { Vec::new() },
-                    masses: if torn { self.mass[range].to_vec() } else { Vec::new() },
-                    inverse_masses: if torn { awake_w } else { Vec::new() },
+                    masses: if torn { self.mass[range.clone()].to_vec() } else { Vec::new() },
+                    // The awake values: a sleeper's are kept aside while its own are zero.
+                    inverse_masses: match (torn, &self.sleeping[b]) {
+                        (false, _) => Vec::new(),
+                        (true, Some(w)) => w.clone(),
+                        (true, None) => self.w[range.clone()].to_vec(),
+                    },
                     broken_edges: broken,
                 }
             })

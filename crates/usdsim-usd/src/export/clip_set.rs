@@ -101,13 +101,11 @@ impl ClipSet {
         Ok(file)
     }
 
-    /// Takes the clip an earlier run wrote for frames from `first` on into this set, as
-    /// if this run had written it (`--resume` continues after it).
-    pub(crate) fn adopt(&mut self, first: u32) -> Result<(), ExportError> {
+    /// Takes the clip an earlier run wrote for frames from `first` on (`layer`, already
+    /// opened and checked) into this set, as if this run had written it (`--resume`
+    /// continues after it).
+    pub(crate) fn adopt(&mut self, first: u32, layer: &sdf::Layer) -> Result<(), ExportError> {
         let file = clip_file(&self.folder, first);
-        let shown = clip_file(&clip_folder(&self.shown), first);
-        let layer = super::super::resume::open_layer(&file)
-            .map_err(|reason| ExportError::Author { path: shown.clone(), reason })?;
         self.declare(layer.data())?;
         self.chunks.retain(|c| c.first != first);
         self.chunks.push(Chunk { first, file });

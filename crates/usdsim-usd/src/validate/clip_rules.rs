@@ -137,23 +137,14 @@ pub(crate) fn check(walk: &mut Walk, root: &Path) {
             continue;
         }
         let declared = declared(&manifest);
-        let unsampled: BTreeSet<String> = declared.difference(&samples).cloned().collect();
-        let undeclared: BTreeSet<String> = samples.difference(&declared).cloned().collect();
-        if !unsampled.is_empty() {
-            walk.report(
-                "DB703",
-                &set.prim,
-                Some(&field),
-                format!("manifest @{asset}@ declares attributes no clip samples: {}", some(&unsampled)),
-            );
-        }
-        if !undeclared.is_empty() {
-            walk.report(
-                "DB703",
-                &set.prim,
-                Some(&field),
-                format!("manifest @{asset}@ leaves out attributes the clips sample: {}", some(&undeclared)),
-            );
+        for (extra, what) in [
+            (declared.difference(&samples), "declares attributes no clip samples"),
+            (samples.difference(&declared), "leaves out attributes the clips sample"),
+        ] {
+            let extra: BTreeSet<String> = extra.cloned().collect();
+            if !extra.is_empty() {
+                walk.report("DB703", &set.prim, Some(&field), format!("manifest @{asset}@ {what}: {}", some(&extra)));
+            }
         }
     }
 }
