@@ -11,12 +11,15 @@
 //! angle is zero when the two triangles are coplanar and positive when the second
 //! triangle folds towards the first triangle's normal side.
 
+use super::lanes::{Vec3x8, LANES};
 use super::Constraint;
-use crate::constraint::xpbd::{self, Step};
+use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
 use crate::scene::{BendDefault, Body};
 use glam::Vec3;
 use std::collections::HashMap;
+use std::ops::Range;
+use wide::f32x8;
 
 /// One bending hinge.
 #[derive(Clone, Copy, Debug)]
@@ -146,7 +149,9 @@ pub fn build(body: &Body, base: u32) -> Vec<(Hinge, [u32; 2])> {
     out
 }
 
-/// Wraps an angle difference into (−π, π] so a hinge never takes the long way round.
+/// Wraps an angle difference into (−π, π] so a hinge never takes the long way round
+/// (the scalar form of the lanes' wrap, kept as the tests' reference).
+#[cfg(test)]
 fn wrap(a: f32) -> f32 {
     let two_pi = std::f32::consts::TAU;
     let a = a.rem_euclid(two_pi);
@@ -164,29 +169,130 @@ impl Constraint for Hinge {
         &self.v
     }
 
-    /// Projects `C = θ − θ₀`.
+    /// Projects `C = θ − θ₀` (one lane of [`project_lanes`]).
     ///
     /// # Safety
     /// No other thread may touch this hinge's vertices or multiplier (colouring).
     #[inline]
     unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
-        if self.compliance == f32::INFINITY {
-            return; // switched off: its edge has torn open
-        }
-        // SAFETY: exclusive per the contract.
-        let p = self.v.map(|i| unsafe { *x.get(i as usize) });
-        let Some((theta, grad)) = angle_and_gradient(p) else {
-            return;
-        };
-        let c = wrap(theta - self.rest_angle);
         // SAFETY: forwarded contract.
-        unsafe { xpbd::apply(x, x_prev, w, &self.v, &grad, c, self.compliance, self.damping, lambda, step) };
+        unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
+    }
+
+    /// Eight hinges at a time in SIMD lanes.
+    #[inline]
+    unsafe fn project_colour_share(
+        items: &[Self],
+        lambda: Shared<f32>,
+        range: Range<usize>,
+        x: Shared<Vec3>,
+        x_prev: &[Vec3],
+        w: &[f32],
+        step: Step,
+    ) {
+        let mut start = range.start;
+        while start < range.end {
+            let end = (start + LANES).min(range.end);
+            // SAFETY: forwarded contract; the multipliers of `start..end` belong to
+            // these hinges alone.
+            unsafe { project_lanes(&items[start..end], lambda.slice(start..end), x, x_prev, w, step) };
+            start = end;
+        }
+    }
+}
+
+/// Projects up to [`LANES`] hinges of one colour at once: [`angle_and_gradient`],
+/// `wrap` and the XPBD update of [`xpbd::apply`](crate::constraint::xpbd::apply) in f32
+/// lanes (the angle through `wide`'s `atan2`). Unused lanes repeat the last hinge and
+/// write nothing back; a torn hinge (infinite compliance) or a degenerate one moves
+/// nothing.
+///
+/// # Safety
+/// `items` share no vertex, and no other thread touches their vertices or `lambda`
+/// (`lambda.len() == items.len() <= LANES`).
+#[inline(always)]
+unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], step: Step) {
+    let n = items.len();
+    debug_assert!(n >= 1 && n <= LANES && lambda.len() == n);
+    // Transpose the hinges into lanes (plain loops: the optimiser keeps them inline).
+    let mut idx = [[0u32; LANES]; 4];
+    let mut field = [[0.0f32; LANES]; 8];
+    for k in 0..LANES {
+        let h = &items[k.min(n - 1)];
+        for v in 0..4 {
+            idx[v][k] = h.v[v];
+            field[v][k] = w[h.v[v] as usize];
+        }
+        field[4][k] = h.compliance;
+        field[5][k] = h.rest_angle;
+        field[6][k] = h.damping;
+        field[7][k] = lambda[k.min(n - 1)];
+    }
+    let wv = [f32x8::from(field[0]), f32x8::from(field[1]), f32x8::from(field[2]), f32x8::from(field[3])];
+    let (compliance, rest) = (f32x8::from(field[4]), f32x8::from(field[5]));
+    let (damping, lam) = (f32x8::from(field[6]), f32x8::from(field[7]));
+    // SAFETY: exclusive per the contract.
+    let p = unsafe {
+        [Vec3x8::gather(x, &idx[0]), Vec3x8::gather(x, &idx[1]), Vec3x8::gather(x, &idx[2]), Vec3x8::gather(x, &idx[3])]
+    };
+
+    let e = p[1] - p[0];
+    let n1 = e.cross(p[2] - p[0]);
+    let n2 = (p[3] - p[0]).cross(e);
+    let (l1, l2, le) = (n1.length_squared(), n2.length_squared(), e.length_squared().sqrt());
+    let mut ok = l1.simd_ge(f32x8::splat(1e-20))
+        & l2.simd_ge(f32x8::splat(1e-20))
+        & le.simd_ge(f32x8::splat(1e-10))
+        & compliance.simd_lt(f32x8::splat(f32::INFINITY));
+    let (l1, l2, le) = (ok.bitselect(l1, f32x8::ONE), ok.bitselect(l2, f32x8::ONE), ok.bitselect(le, f32x8::ONE));
+    let e_hat = e * (f32x8::ONE / le);
+    let theta = n2.cross(n1).dot(e_hat).atan2(n1.dot(n2));
+    let (m1, m2) = (n1 * (f32x8::ONE / l1), n2 * (f32x8::ONE / l2));
+    let grad = [
+        m1 * (p[2] - p[1]).dot(e_hat) + m2 * (p[3] - p[1]).dot(e_hat),
+        -(m1 * (p[2] - p[0]).dot(e_hat) + m2 * (p[3] - p[0]).dot(e_hat)),
+        m1 * le,
+        m2 * le,
+    ];
+    // wrap(θ − θ₀) into (−π, π].
+    let tau = f32x8::splat(std::f32::consts::TAU);
+    let d = theta - rest;
+    let d = d - tau * (d / tau).floor();
+    let c = d.simd_gt(f32x8::splat(std::f32::consts::PI)).bitselect(d - tau, d);
+
+    let mut denom = f32x8::ZERO;
+    for v in 0..4 {
+        denom += wv[v] * grad[v].length_squared();
+    }
+    let mut rate = f32x8::ZERO;
+    if items.iter().any(|h| h.damping > 0.0) {
+        for v in 0..4 {
+            rate += grad[v].dot(p[v] - Vec3x8::gather_slice(x_prev, &idx[v]));
+        }
+    }
+    let alpha = ok.bitselect(compliance, f32x8::ZERO) * f32x8::splat(step.inv_dt2);
+    let gamma = damping * f32x8::splat(1.0 / step.dt);
+    let denom = (f32x8::ONE + gamma) * denom + alpha;
+    ok = ok & denom.simd_gt(f32x8::splat(f32::EPSILON));
+    let d_lambda = (-c - alpha * lam - gamma * rate) * ok.bitselect(f32x8::ONE / denom, f32x8::ZERO);
+    let d_lambda = d_lambda.is_finite().bitselect(d_lambda, f32x8::ZERO);
+    let dl = d_lambda.as_array();
+    for (k, l) in lambda.iter_mut().enumerate() {
+        *l += dl[k];
+    }
+    for v in 0..4 {
+        let step_v = grad[v] * (wv[v] * d_lambda);
+        for k in 0..n {
+            // SAFETY: exclusive per the contract; lane k owns its hinge's vertices.
+            unsafe { *x.get(idx[v][k] as usize) += step_v.lane(k) };
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::constraint::xpbd;
 
     fn sample() -> [Vec3; 4] {
         [Vec3::new(0.0, 0.0, 0.0), Vec3::new(1.0, 0.1, 0.0), Vec3::new(0.4, 0.9, 0.2), Vec3::new(0.6, -0.8, 0.5)]
@@ -211,6 +317,56 @@ mod tests {
                     grad[v][axis]
                 );
             }
+        }
+    }
+
+    /// The lanes give what the scalar angle, wrap and XPBD update give, for a full batch
+    /// and a partial one, with rest angles across ±π, damping and a torn hinge.
+    #[test]
+    fn lanes_match_the_scalar_projection() {
+        for count in [LANES, 5] {
+            let (mut items, mut x) = (Vec::new(), Vec::new());
+            for k in 0..count {
+                let s = k as f32;
+                let mut p = sample();
+                p[3] += Vec3::new(0.1 * s, 0.05 * s, -0.2 * s);
+                x.extend(p);
+                let compliance = if k == 2 { f32::INFINITY } else { 1e-4 * (1.0 + s) };
+                let rest_angle = -3.0 + 0.8 * s;
+                items.push(Hinge {
+                    v: [0, 1, 2, 3].map(|i| (4 * k + i) as u32),
+                    rest_angle,
+                    compliance,
+                    damping: 0.002 * s,
+                });
+            }
+            let x_prev: Vec<Vec3> = x.iter().map(|p| *p * 0.98).collect();
+            let w: Vec<f32> = (0..x.len()).map(|i| 0.5 + (i % 3) as f32).collect();
+            let step = Step::new(1.0 / 240.0);
+            let (mut lanes_x, mut lanes_lambda) = (x.clone(), vec![0.05f32; count]);
+            // SAFETY: one thread; the hinges share no vertex.
+            unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
+            let mut scalar_x = x.clone();
+            for (k, h) in items.iter().enumerate() {
+                let mut lambda = 0.05f32;
+                if h.compliance.is_finite() {
+                    let (theta, grad) = angle_and_gradient(h.v.map(|i| x[i as usize])).unwrap();
+                    let c = wrap(theta - h.rest_angle);
+                    let sx = Shared::new(&mut scalar_x);
+                    // SAFETY: as above.
+                    unsafe { xpbd::apply(sx, &x_prev, &w, &h.v, &grad, c, h.compliance, h.damping, &mut lambda, step) };
+                }
+                assert!(
+                    (lanes_lambda[k] - lambda).abs() < 1e-3 * lambda.abs().max(1e-3),
+                    "{k}: {} vs {lambda}",
+                    lanes_lambda[k]
+                );
+            }
+            for (a, b) in lanes_x.iter().zip(&scalar_x) {
+                assert!(a.distance(*b) < 1e-5, "{a} vs {b}");
+            }
+            assert_eq!(lanes_x[8..12], x[8..12], "the torn hinge moved");
+            assert!(lanes_x.iter().zip(&x).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
         }
     }
 

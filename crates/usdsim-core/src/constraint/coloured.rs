@@ -73,6 +73,8 @@ impl<C: Constraint> ColouredView<'_, C> {
     pub unsafe fn project(&self, member: &Member, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], step: Step) {
         // SAFETY: within one colour elements share no vertex, each element index owns its
         // multiplier slot, members take disjoint shares, and the team syncs between colours.
-        self.colours.for_each(member, |i| unsafe { self.items[i].project(x, x_prev, w, self.lambda.get(i), step) });
+        self.colours.for_each_share(member, |share| unsafe {
+            C::project_colour_share(self.items, self.lambda, share, x, x_prev, w, step)
+        });
     }
 }

@@ -17,10 +17,13 @@
 //! free fall). Both constraints here vanish at rest, which keeps any iteration count
 //! stable.
 
+use super::lanes::{Vec3x8, LANES};
 use super::Constraint;
-use crate::constraint::xpbd::{self, Step};
+use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
 use glam::{Mat2, Vec2, Vec3};
+use std::ops::Range;
+use wide::f32x8;
 
 /// One membrane triangle with precomputed rest data.
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +75,9 @@ impl Membrane {
     }
 
     /// Constraint values `[C_D, C_H]` and their gradients at positions `p`, or `None`
-    /// for a collapsed triangle.
+    /// for a collapsed triangle: the scalar form of what [`project_lanes`] computes, kept
+    /// as the tests' reference.
+    #[cfg(test)]
     pub fn evaluate(&self, p: [Vec3; 3]) -> Option<([f32; 2], [[Vec3; 3]; 2])> {
         let a = self.dm_inv;
         let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
@@ -114,37 +119,161 @@ impl Constraint for Membrane {
         &self.v
     }
 
-    /// Projects the deviatoric and area constraints together.
+    /// Projects the deviatoric and area constraints together (one lane of
+    /// [`project_lanes`], so one element alone gives what it gives in a batch).
     ///
     /// # Safety
     /// No other thread may touch this triangle's vertices or multipliers (colouring).
     #[inline]
     unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
-        // SAFETY: exclusive per the contract.
-        let p = self.v.map(|i| unsafe { *x.get(i as usize) });
-        let Some((c, [g_dev, g_area])) = self.evaluate(p) else {
-            return;
-        };
-        // SAFETY (both arms): forwarded contract.
-        match self.compliance_area {
-            Some(area) => unsafe {
-                let compliance = [self.compliance_dev, area];
-                xpbd::apply_pair(x, x_prev, w, &self.v, [&g_dev, &g_area], c, compliance, self.damping, lambda, step)
-            },
-            None => unsafe {
-                xpbd::apply(
-                    x,
-                    x_prev,
-                    w,
-                    &self.v,
-                    &g_dev,
-                    c[0],
-                    self.compliance_dev,
-                    self.damping,
-                    &mut lambda[0],
-                    step,
-                )
-            },
+        // SAFETY: forwarded contract.
+        unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
+    }
+
+    /// Eight triangles at a time in SIMD lanes.
+    #[inline]
+    unsafe fn project_colour_share(
+        items: &[Self],
+        lambda: Shared<[f32; 2]>,
+        range: Range<usize>,
+        x: Shared<Vec3>,
+        x_prev: &[Vec3],
+        w: &[f32],
+        step: Step,
+    ) {
+        let mut start = range.start;
+        while start < range.end {
+            let end = (start + LANES).min(range.end);
+            // SAFETY: forwarded contract; the multipliers of `start..end` belong to
+            // these elements alone.
+            unsafe { project_lanes(&items[start..end], lambda.slice(start..end), x, x_prev, w, step) };
+            start = end;
+        }
+    }
+}
+
+/// Projects up to [`LANES`] triangles of one colour at once: [`Membrane::evaluate`] and
+/// the coupled 2×2 XPBD update of [`xpbd::apply_pair`], in f32 lanes. Unused lanes repeat
+/// the last triangle and write nothing back. A triangle without an area term (ν = 0) gets
+/// an inert second constraint (zero value and gradient, unit compliance), which leaves
+/// the single deviatoric update.
+///
+/// # Safety
+/// `items` share no vertex, and no other thread touches their vertices or `lambda`
+/// (`lambda.len() == items.len() <= LANES`).
+#[inline(always)]
+unsafe fn project_lanes(
+    items: &[Membrane],
+    lambda: &mut [[f32; 2]],
+    x: Shared<Vec3>,
+    x_prev: &[Vec3],
+    w: &[f32],
+    step: Step,
+) {
+    let n = items.len();
+    debug_assert!(n >= 1 && n <= LANES && lambda.len() == n);
+    // Transpose the elements into lanes (plain loops: the optimiser keeps them inline).
+    let mut idx = [[0u32; LANES]; 3];
+    let mut field = [[0.0f32; LANES]; 9];
+    let mut area_c = [0.0f32; LANES];
+    let mut lam = [[0.0f32; LANES]; 2];
+    for k in 0..LANES {
+        let m = &items[k.min(n - 1)];
+        let l = &lambda[k.min(n - 1)];
+        for v in 0..3 {
+            idx[v][k] = m.v[v];
+            field[v][k] = w[m.v[v] as usize];
+        }
+        field[3][k] = m.dm_inv.x_axis.x;
+        field[4][k] = m.dm_inv.x_axis.y;
+        field[5][k] = m.dm_inv.y_axis.x;
+        field[6][k] = m.dm_inv.y_axis.y;
+        field[7][k] = m.compliance_dev;
+        field[8][k] = m.damping;
+        area_c[k] = m.compliance_area.unwrap_or(f32::NAN);
+        lam[0][k] = l[0];
+        lam[1][k] = l[1];
+    }
+    let wv = [f32x8::from(field[0]), f32x8::from(field[1]), f32x8::from(field[2])];
+    let (a00, a10) = (f32x8::from(field[3]), f32x8::from(field[4]));
+    let (a01, a11) = (f32x8::from(field[5]), f32x8::from(field[6]));
+    let area_c = f32x8::from(area_c);
+    let has_area = area_c.simd_eq(area_c); // not NaN
+    let alpha_dev = f32x8::from(field[7]) * f32x8::splat(step.inv_dt2);
+    let alpha_area = has_area.bitselect(area_c * f32x8::splat(step.inv_dt2), f32x8::ONE);
+    let damping = f32x8::from(field[8]);
+    let (lam0, lam1) = (f32x8::from(lam[0]), f32x8::from(lam[1]));
+    // SAFETY: exclusive per the contract.
+    let p = unsafe { [Vec3x8::gather(x, &idx[0]), Vec3x8::gather(x, &idx[1]), Vec3x8::gather(x, &idx[2])] };
+
+    // F = [d1 d2]·A, its polar decomposition through the 2×2 stretch S = √(FᵀF).
+    let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
+    let f0 = d1 * a00 + d2 * a10;
+    let f1 = d1 * a01 + d2 * a11;
+    let (c00, c01, c11) = (f0.length_squared(), f0.dot(f1), f1.length_squared());
+    let j = (c00 * c11 - c01 * c01).max(f32x8::ZERO).sqrt();
+    let t = (c00 + c11 + f32x8::splat(2.0) * j).sqrt();
+    // A collapsed triangle is skipped (its lanes compute with harmless stand-ins).
+    let mut ok = j.simd_ge(f32x8::splat(1e-12)) & t.simd_ge(f32x8::splat(1e-9));
+    let inv_j = ok.bitselect(f32x8::ONE / j, f32x8::ZERO);
+    let inv_t = ok.bitselect(f32x8::ONE / t, f32x8::ZERO);
+    // S⁻¹ = adj(S)/det S with S = (C + J·I)/t and det S = J.
+    let (i00, i01, i11) = ((c11 + j) * inv_t * inv_j, -c01 * inv_t * inv_j, (c00 + j) * inv_t * inv_j);
+    let e0 = f0 - (f0 * i00 + f1 * i01);
+    let e1 = f1 - (f0 * i01 + f1 * i11);
+    let dev = (e0.length_squared() + e1.length_squared()).sqrt();
+    let n_hat = f0.cross(f1) * inv_j;
+    // ∂C/∂d_j = Σ_k p_k A[j][k] for ∂C/∂F = [p0 p1]; vertex 0 takes minus the sum.
+    let grad = |q0: Vec3x8, q1: Vec3x8| {
+        let g1 = q0 * a00 + q1 * a01;
+        let g2 = q0 * a10 + q1 * a11;
+        [-(g1 + g2), g1, g2]
+    };
+    // At rest the deviatoric gradient direction is undefined; it has no effect there.
+    let inv_dev = dev.simd_gt(f32x8::splat(1e-9)).bitselect(f32x8::ONE / dev, f32x8::ZERO);
+    let g_dev = grad(e0 * inv_dev, e1 * inv_dev);
+    let area = grad(f1.cross(n_hat), n_hat.cross(f0));
+    let keep = has_area.bitselect(f32x8::ONE, f32x8::ZERO);
+    let g_area = [area[0] * keep, area[1] * keep, area[2] * keep];
+    let c_area = has_area.bitselect(j - f32x8::ONE, f32x8::ZERO);
+
+    // The coupled XPBD update (xpbd::apply_pair, Macklin & Müller 2021 §5).
+    let (mut m00, mut m01, mut m11) = (f32x8::ZERO, f32x8::ZERO, f32x8::ZERO);
+    for v in 0..3 {
+        m00 += wv[v] * g_dev[v].length_squared();
+        m01 += wv[v] * g_dev[v].dot(g_area[v]);
+        m11 += wv[v] * g_area[v].length_squared();
+    }
+    let gamma = damping * f32x8::splat(1.0 / step.dt);
+    let (mut r0, mut r1) = (f32x8::ZERO, f32x8::ZERO);
+    if items.iter().any(|m| m.damping > 0.0) {
+        for v in 0..3 {
+            let dx = p[v] - Vec3x8::gather_slice(x_prev, &idx[v]);
+            r0 += g_dev[v].dot(dx);
+            r1 += g_area[v].dot(dx);
+        }
+    }
+    let scale = f32x8::ONE + gamma;
+    let (m00, m01, m11) = (scale * m00 + alpha_dev, scale * m01, scale * m11 + alpha_area);
+    let b0 = -dev - alpha_dev * lam0 - gamma * r0;
+    let b1 = -c_area - alpha_area * lam1 - gamma * r1;
+    let det = m00 * m11 - m01 * m01;
+    ok = ok & det.simd_gt(f32x8::splat(1e-12) * (m00 * m11).abs()) & m00.simd_gt(f32x8::splat(f32::EPSILON));
+    let inv_det = ok.bitselect(f32x8::ONE / det, f32x8::ZERO);
+    let d0 = (b0 * m11 - b1 * m01) * inv_det;
+    let d1 = (m00 * b1 - m01 * b0) * inv_det;
+    let finite = d0.is_finite() & d1.is_finite();
+    let (d0, d1) = (finite.bitselect(d0, f32x8::ZERO), (finite & has_area).bitselect(d1, f32x8::ZERO));
+    let (d0a, d1a) = (d0.as_array(), d1.as_array());
+    for (k, lam) in lambda.iter_mut().enumerate() {
+        lam[0] += d0a[k];
+        lam[1] += d1a[k];
+    }
+    for v in 0..3 {
+        let step_v = (g_dev[v] * d0 + g_area[v] * d1) * wv[v];
+        for k in 0..n {
+            // SAFETY: exclusive per the contract; lane k owns its triangle's vertices.
+            unsafe { *x.get(idx[v][k] as usize) += step_v.lane(k) };
         }
     }
 }
@@ -152,6 +281,7 @@ impl Constraint for Membrane {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::constraint::xpbd;
 
     fn element() -> (Membrane, [Vec3; 3]) {
         let rest = [Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.3, 0.8, 0.0)];
@@ -177,6 +307,82 @@ mod tests {
                     assert!((numeric - analytic).abs() < 1e-2, "C{c} v{v} axis {axis}: {analytic} vs {numeric}");
                 }
             }
+        }
+    }
+
+    /// The lanes give what the scalar evaluation and coupled update (f64) give, for a
+    /// full batch and a partial one, with and without an area term and damping.
+    #[test]
+    fn lanes_match_the_scalar_projection() {
+        let rest = [Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.3, 0.8, 0.0)];
+        for count in [LANES, 3] {
+            let mut items = Vec::new();
+            let mut x = Vec::new();
+            for k in 0..count {
+                let s = k as f32;
+                let (stretch, damping) = if k % 3 == 0 { (6.0, 0.0) } else { (10.0, 0.01 * s) };
+                items.push(Membrane::new([0, 1, 2].map(|i| (3 * k + i) as u32), rest, stretch, 3.0, damping).unwrap());
+                let wobble = Vec3::new(0.05 * s, -0.03 * s, 0.02 * s.sin());
+                x.extend([
+                    rest[0] + wobble,
+                    rest[1] * (1.1 + 0.02 * s),
+                    rest[2] - Vec3::new(wobble.y, wobble.z, wobble.x),
+                ]);
+            }
+            let x_prev: Vec<Vec3> = x.iter().map(|p| *p * 0.99).collect();
+            let w: Vec<f32> = (0..x.len()).map(|i| 1.0 + (i % 4) as f32).collect();
+            let step = Step::new(1.0 / 600.0);
+            let mut lanes_x = x.clone();
+            let mut lanes_lambda = vec![[0.1f32, -0.2]; count];
+            // SAFETY: one thread; the triangles share no vertex.
+            unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
+            let mut scalar_x = x.clone();
+            for (k, m) in items.iter().enumerate() {
+                let (c, [g_dev, g_area]) = m.evaluate(m.v.map(|i| x[i as usize])).unwrap();
+                let mut lambda = [0.1f32, -0.2];
+                let sx = Shared::new(&mut scalar_x);
+                // SAFETY: as above.
+                unsafe {
+                    match m.compliance_area {
+                        Some(a) => xpbd::apply_pair(
+                            sx,
+                            &x_prev,
+                            &w,
+                            &m.v,
+                            [&g_dev, &g_area],
+                            c,
+                            [m.compliance_dev, a],
+                            m.damping,
+                            &mut lambda,
+                            step,
+                        ),
+                        None => xpbd::apply(
+                            sx,
+                            &x_prev,
+                            &w,
+                            &m.v,
+                            &g_dev,
+                            c[0],
+                            m.compliance_dev,
+                            m.damping,
+                            &mut lambda[0],
+                            step,
+                        ),
+                    }
+                }
+                for i in 0..2 {
+                    let scale = lambda[i].abs().max(1e-3);
+                    assert!(
+                        (lanes_lambda[k][i] - lambda[i]).abs() < 1e-3 * scale,
+                        "lambda {k}/{i}: {:?} vs {lambda:?}",
+                        lanes_lambda[k]
+                    );
+                }
+            }
+            for (a, b) in lanes_x.iter().zip(&scalar_x) {
+                assert!(a.distance(*b) < 1e-5, "{a} vs {b}");
+            }
+            assert!(lanes_x.iter().zip(&x).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
         }
     }
 

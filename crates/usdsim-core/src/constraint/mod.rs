@@ -8,6 +8,7 @@
 //! construction from the bodies in `solver/build.rs`.
 
 use glam::Vec3;
+use std::ops::Range;
 
 use crate::parallel::colouring::Shared;
 use xpbd::Step;
@@ -16,6 +17,7 @@ pub(crate) mod attachment;
 pub(crate) mod bending;
 pub(crate) mod coloured;
 pub(crate) mod elements;
+pub(crate) mod lanes;
 pub(crate) mod membrane;
 pub(crate) mod neo_hookean;
 pub(crate) mod pin;
@@ -37,4 +39,27 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     /// No other thread may touch this element's vertices or multipliers meanwhile (the
     /// colouring guarantees it).
     unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut Self::Lambda, step: Step);
+
+    /// Projects `items[range]`, elements of one colour (no two share a vertex), with
+    /// their multipliers `lambda[range]`. One by one unless a kind projects several at
+    /// once in SIMD lanes (membranes, `constraint/lanes.rs`).
+    ///
+    /// # Safety
+    /// No other thread may touch these elements' vertices or multipliers meanwhile, and
+    /// no two of them may share a vertex.
+    #[inline]
+    unsafe fn project_colour_share(
+        items: &[Self],
+        lambda: Shared<Self::Lambda>,
+        range: Range<usize>,
+        x: Shared<Vec3>,
+        x_prev: &[Vec3],
+        w: &[f32],
+        step: Step,
+    ) {
+        for i in range {
+            // SAFETY: forwarded contract.
+            unsafe { items[i].project(x, x_prev, w, lambda.get(i), step) };
+        }
+    }
 }

@@ -90,25 +90,38 @@ impl<T> Shared<T> {
         // exclusive per the caller's contract.
         unsafe { &mut *self.ptr.add(i) }
     }
+
+    /// Returns the elements `range` as one mutable slice.
+    ///
+    /// # Safety
+    /// As [`Shared::get`], for every index in `range`.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slice(&self, range: std::ops::Range<usize>) -> &mut [T] {
+        debug_assert!(range.start <= range.end && range.end <= self.len);
+        // SAFETY: in bounds (debug-checked) and exclusive per the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
+    }
 }
 
 impl Colouring {
-    /// Runs `project(i)` for this team member's share of every colour, colour by colour,
-    /// with the team synchronised between colours. A trailing bucket whose elements may
-    /// share vertices runs on the leader alone.
+    /// Runs `project(share)` for this team member's share of every colour, colour by
+    /// colour, with the team synchronised between colours; a kind may project a share's
+    /// elements several at once. A trailing bucket whose elements may share vertices runs
+    /// on the leader alone, one element at a time.
     #[inline]
-    pub fn for_each<F>(&self, member: &Member, project: F)
+    pub fn for_each_share<F>(&self, member: &Member, project: F)
     where
-        F: Fn(usize),
+        F: Fn(Range<usize>),
     {
         let n = self.ranges.len();
         for (c, range) in self.ranges.iter().enumerate() {
             if self.last_is_sequential && c + 1 == n {
                 if member.is_leader() {
-                    range.clone().for_each(&project);
+                    range.clone().for_each(|i| project(i..i + 1));
                 }
             } else {
-                member.share(range.clone()).for_each(&project);
+                project(member.share(range.clone()));
             }
             member.sync();
         }
