@@ -255,6 +255,5 @@ impl Solver {
 pub(super) fn is_soft(h: &Hinge, x: &[Vec3], w: &[f32], dt: f32) -> bool {
     let Some((_, grad)) = bending::angle_and_gradient(h.v.map(|i| x[i as usize])) else { return false };
     let stiffness: f32 = h.v.iter().zip(&grad).map(|(&i, g)| w[i as usize] * g.length_squared()).sum();
-    stiffness * dt * dt
-        < std::env::var("USDSIM_X_SOFT").ok().and_then(|v| v.parse().ok()).unwrap_or(SOFT_HINGE_RATIO) * h.compliance
+    stiffness * dt * dt < SOFT_HINGE_RATIO * h.compliance
 }
