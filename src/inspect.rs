@@ -126,7 +126,11 @@ fn describe(imported: &Imported) -> Result<Value> {
     let pressure = kpu / mpu; // stage pressure unit in Pa
     let density = kpu / (mpu * mpu * mpu);
     // At the stage's frame rate, so the stability figures below are the run's.
-    let settings = Settings { frame_dt: (1.0 / info.time_codes_per_second) as f32, ..Settings::default() };
+    let settings = Settings {
+        frame_dt: (1.0 / info.time_codes_per_second) as f32,
+        substeps: crate::run::default_substeps(&imported.scene),
+        ..Settings::default()
+    };
     let solver = Solver::new(imported.scene.clone(), settings)?;
     let bodies: Vec<Value> = imported
         .scene

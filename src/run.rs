@@ -67,7 +67,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     let info = &imported.stage;
     let range = frame_range(args.frames, info);
     let settings = Settings {
-        substeps: args.substeps.unwrap_or(DEFAULT_SUBSTEPS),
+        substeps: args.substeps.unwrap_or_else(|| default_substeps(&imported.scene)),
         // Substeps the user chose are kept for force integrators (with a warning).
         spring_step_fraction: if args.substeps.is_some() { None } else { Settings::default().spring_step_fraction },
         keep_tet_substeps: args.substeps.is_some(),
@@ -311,8 +311,25 @@ fn open_input(args: &RunArgs) -> Result<InputStage> {
     })
 }
 
-/// Substeps per frame without `--substeps`.
+/// Substeps per frame without `--substeps` for a scene of volumes (and rigid bodies):
+/// their error is set by the substeps, and 10 keep it below the rapier peer's on the
+/// bench jellies (docs/performance.md).
 pub(crate) const DEFAULT_SUBSTEPS: u32 = 10;
+
+/// Substeps per frame without `--substeps` for a scene with cloth (surface bodies): a
+/// membrane's error at 2 iterations is set by its substeps, and at 10 it is 2-5× that at
+/// 20 (work-precision curves, docs/performance.md). Volumes in such a scene run them too.
+pub(crate) const CLOTH_SUBSTEPS: u32 = 20;
+
+/// The substeps a run of `scene` takes without `--substeps` (before the stability
+/// bound raises them): the most any of its body kinds asks for.
+pub(crate) fn default_substeps(scene: &Scene) -> u32 {
+    if scene.bodies.iter().any(|b| b.kind == usdsim_core::BodyKind::Surface) {
+        CLOTH_SUBSTEPS
+    } else {
+        DEFAULT_SUBSTEPS
+    }
+}
 
 /// Plastic flow rate when `--plastic-yield` is given without `--plastic-rate`: all of
 /// the excess over the yield flows at once (ideal plasticity).
