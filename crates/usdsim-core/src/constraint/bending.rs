@@ -213,7 +213,7 @@ impl Constraint for Hinge {
 #[inline(always)]
 unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], step: Step) {
     let n = items.len();
-    debug_assert!(n >= 1 && n <= LANES && lambda.len() == n);
+    debug_assert!((1..=LANES).contains(&n) && lambda.len() == n);
     // Transpose the hinges into lanes (plain loops: the optimiser keeps them inline).
     let mut idx = [[0u32; LANES]; 4];
     let mut field = [[0.0f32; LANES]; 8];
@@ -273,7 +273,7 @@ unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_
     let alpha = ok.bitselect(compliance, f32x8::ZERO) * f32x8::splat(step.inv_dt2);
     let gamma = damping * f32x8::splat(1.0 / step.dt);
     let denom = (f32x8::ONE + gamma) * denom + alpha;
-    ok = ok & denom.simd_gt(f32x8::splat(f32::EPSILON));
+    ok &= denom.simd_gt(f32x8::splat(f32::EPSILON));
     let d_lambda = (-c - alpha * lam - gamma * rate) * ok.bitselect(f32x8::ONE / denom, f32x8::ZERO);
     let d_lambda = d_lambda.is_finite().bitselect(d_lambda, f32x8::ZERO);
     let dl = d_lambda.as_array();
@@ -282,9 +282,9 @@ unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_
     }
     for v in 0..4 {
         let step_v = grad[v] * (wv[v] * d_lambda);
-        for k in 0..n {
+        for (k, &i) in idx[v][..n].iter().enumerate() {
             // SAFETY: exclusive per the contract; lane k owns its hinge's vertices.
-            unsafe { *x.get(idx[v][k] as usize) += step_v.lane(k) };
+            unsafe { *x.get(i as usize) += step_v.lane(k) };
         }
     }
 }

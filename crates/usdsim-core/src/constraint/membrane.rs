@@ -171,7 +171,7 @@ unsafe fn project_lanes(
     step: Step,
 ) {
     let n = items.len();
-    debug_assert!(n >= 1 && n <= LANES && lambda.len() == n);
+    debug_assert!((1..=LANES).contains(&n) && lambda.len() == n);
     // Transpose the elements into lanes (plain loops: the optimiser keeps them inline).
     let mut idx = [[0u32; LANES]; 3];
     let mut field = [[0.0f32; LANES]; 9];
@@ -271,9 +271,9 @@ unsafe fn project_lanes(
     }
     for v in 0..3 {
         let step_v = (g_dev[v] * d0 + g_area[v] * d1) * wv[v];
-        for k in 0..n {
+        for (k, &i) in idx[v][..n].iter().enumerate() {
             // SAFETY: exclusive per the contract; lane k owns its triangle's vertices.
-            unsafe { *x.get(idx[v][k] as usize) += step_v.lane(k) };
+            unsafe { *x.get(i as usize) += step_v.lane(k) };
         }
     }
 }
