@@ -300,7 +300,7 @@ pub struct RunArgs {
 
     /// Constraint iterations per substep. Small steps with few iterations reach a given
     /// accuracy cheapest (docs/performance.md, work-precision curves).
-    #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
     pub iterations: u32,
 
     /// Distance kept between vertices and collider surfaces, in metres (converted to

@@ -317,8 +317,8 @@ fn open_input(args: &RunArgs) -> Result<InputStage> {
 pub(crate) const DEFAULT_SUBSTEPS: u32 = 10;
 
 /// Substeps per frame without `--substeps` for a scene with cloth (surface bodies): a
-/// membrane's error at 2 iterations is set by its substeps, and at 10 it is 2-5× that at
-/// 20 (work-precision curves, docs/performance.md). Volumes in such a scene run them too.
+/// membrane's error at a few iterations is set by its substeps, and at 10 it is 2-5× that
+/// at 20 (work-precision curves, docs/performance.md). Volumes in such a scene run them too.
 pub(crate) const CLOTH_SUBSTEPS: u32 = 20;
 
 /// The substeps a run of `scene` takes without `--substeps` (before the stability

@@ -111,7 +111,7 @@ fn rigid_box_falls_freely_in_parent_space_and_composes_where_the_solver_puts_it(
         contact_offset: 0.002,
         // The CLI's defaults for a scene without cloth.
         substeps: 10,
-        iterations: 2,
+        iterations: 3,
         ..usdsim_core::Settings::default()
     };
     let mut solver = usdsim_core::Solver::new(imported.scene.clone(), settings).expect("the scene simulates");
