@@ -11,7 +11,7 @@
 //! angle is zero when the two triangles are coplanar and positive when the second
 //! triangle folds towards the first triangle's normal side.
 
-use super::lanes::{Vec3x8, LANES};
+use super::lanes::{batches, Vec3x8, LANES};
 use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
@@ -190,13 +190,10 @@ impl Constraint for Hinge {
         w: &[f32],
         step: Step,
     ) {
-        let mut start = range.start;
-        while start < range.end {
-            let end = (start + LANES).min(range.end);
-            // SAFETY: forwarded contract; the multipliers of `start..end` belong to
-            // these hinges alone.
-            unsafe { project_lanes(&items[start..end], lambda.slice(start..end), x, x_prev, w, step) };
-            start = end;
+        for batch in batches(range) {
+            // SAFETY: forwarded contract; the multipliers of the batch belong to its
+            // elements alone.
+            unsafe { project_lanes(&items[batch.clone()], lambda.slice(batch), x, x_prev, w, step) };
         }
     }
 }

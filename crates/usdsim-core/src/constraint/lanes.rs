@@ -10,11 +10,17 @@
 
 use crate::parallel::colouring::Shared;
 use glam::Vec3;
-use std::ops::{Add, Mul, Neg, Sub};
+use std::ops::{Add, Mul, Neg, Range, Sub};
 use wide::f32x8;
 
 /// Lanes per batch.
 pub(crate) const LANES: usize = 8;
+
+/// `range` cut into consecutive batches of at most [`LANES`] elements.
+pub(crate) fn batches(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
+    let end = range.end;
+    range.step_by(LANES).map(move |start| start..(start + LANES).min(end))
+}
 
 /// Eight 3-vectors, one per lane.
 #[derive(Clone, Copy, Debug)]

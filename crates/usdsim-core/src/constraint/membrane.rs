@@ -17,7 +17,7 @@
 //! free fall). Both constraints here vanish at rest, which keeps any iteration count
 //! stable.
 
-use super::lanes::{Vec3x8, LANES};
+use super::lanes::{batches, Vec3x8, LANES};
 use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
@@ -141,13 +141,10 @@ impl Constraint for Membrane {
         w: &[f32],
         step: Step,
     ) {
-        let mut start = range.start;
-        while start < range.end {
-            let end = (start + LANES).min(range.end);
-            // SAFETY: forwarded contract; the multipliers of `start..end` belong to
-            // these elements alone.
-            unsafe { project_lanes(&items[start..end], lambda.slice(start..end), x, x_prev, w, step) };
-            start = end;
+        for batch in batches(range) {
+            // SAFETY: forwarded contract; the multipliers of the batch belong to its
+            // elements alone.
+            unsafe { project_lanes(&items[batch.clone()], lambda.slice(batch), x, x_prev, w, step) };
         }
     }
 }
