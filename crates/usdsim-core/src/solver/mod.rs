@@ -58,9 +58,9 @@ pub struct Settings {
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
     /// Surface bodies (cloth) collide with themselves. Off by default for now: the
-    /// per-substep search costs the swinging 64² bench cloth about 57 ms a frame on two
-    /// cores (50 → 106 ms, measured; docs/performance.md), more than its whole elastic
-    /// solve; the CLI's `--self-contact` turns it on.
+    /// per-substep search costs the swinging 64² bench cloth 175 ms a frame at the CLI's
+    /// 20 substeps on two cores (21 → 197 ms, measured; docs/performance.md), eight times
+    /// its elastic solve; the CLI's `--self-contact` turns it on.
     pub self_contact: bool,
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
     /// folds onto itself, and the search would cost every volume body every substep.
