@@ -291,10 +291,10 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Solver substeps per frame [default: 20 with cloth, else 10]. Without this flag they are raised (with a
-    /// warning) when the stiffest tetrahedron, or a force-based --integrator's stiffest
-    /// spring, needs more to stay stable; given explicitly, they are kept, with a warning
-    /// when too few.
+    /// Solver substeps per frame [default: 20 with cloth, else 10]. Without this flag
+    /// they are raised (with a warning) when the stiffest tetrahedron, or a force-based
+    /// --integrator's stiffest spring, needs more to stay stable; given explicitly, they
+    /// are kept, with a warning when too few.
     #[arg(long, allow_negative_numbers = true, value_parser = count::<1, 10_000>)]
     pub substeps: Option<u32>,
 

@@ -317,6 +317,21 @@ fn messages_use_one_form_and_plurals() {
 }
 
 #[test]
+fn default_substeps_follow_the_body_kinds() {
+    // Cloth asks for 20 substeps, volumes for 10 (src/run.rs); 3 iterations either way,
+    // and inspect reports what a run will use.
+    let dir = temp_dir();
+    for (scene, substeps) in [("cloth_on_sphere.usda", 20), ("free_fall_z_up_meters.usda", 10)] {
+        let input = copy_scene(scene, dir.path());
+        let ran = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json")]));
+        assert_eq!(ran["substeps"], substeps, "{scene}: {ran}");
+        assert_eq!(ran["iterations"], 3, "{scene}: {ran}");
+        let inspected = json_of(&run(&[os("inspect"), os("--json"), input.as_os_str()]));
+        assert_eq!(inspected["solver"]["substeps"], substeps, "{scene}: inspect says {}", inspected["solver"]);
+    }
+}
+
+#[test]
 fn explicit_substeps_are_kept_with_a_warning() {
     let dir = temp_dir();
     // The tiny tet needs 15 substeps by its stability bound.

@@ -255,7 +255,7 @@ unsafe fn project_lanes(
     let b0 = -dev - alpha_dev * lam0 - gamma * r0;
     let b1 = -c_area - alpha_area * lam1 - gamma * r1;
     let det = m00 * m11 - m01 * m01;
-    ok = ok & det.simd_gt(f32x8::splat(1e-12) * (m00 * m11).abs()) & m00.simd_gt(f32x8::splat(f32::EPSILON));
+    ok &= det.simd_gt(f32x8::splat(1e-12) * (m00 * m11).abs()) & m00.simd_gt(f32x8::splat(f32::EPSILON));
     let inv_det = ok.bitselect(f32x8::ONE / det, f32x8::ZERO);
     let d0 = (b0 * m11 - b1 * m01) * inv_det;
     let d1 = (m00 * b1 - m01 * b0) * inv_det;

@@ -42,7 +42,7 @@ pub(crate) trait Constraint: Copy + Send + Sync {
 
     /// Projects `items[range]`, elements of one colour (no two share a vertex), with
     /// their multipliers `lambda[range]`. One by one unless a kind projects several at
-    /// once in SIMD lanes (membranes, `constraint/lanes.rs`).
+    /// once in SIMD lanes (membranes and hinges, `constraint/lanes.rs`).
     ///
     /// # Safety
     /// No other thread may touch these elements' vertices or multipliers meanwhile, and
