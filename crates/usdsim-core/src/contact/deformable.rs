@@ -73,12 +73,15 @@
 //!   Volume boundaries have no edge contacts (a coarse tet mesh passing an edge through
 //!   another edge is caught by its vertices against the faces far more often than not).
 
+mod candidates;
+
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use crate::mesh::spatial_hash::SpatialHash;
 use crate::mesh::surface::surface_triangles;
 use crate::parallel::colouring::Shared;
 use crate::scene::{BodyKind, Scene};
+use candidates::Candidates;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -154,6 +157,8 @@ pub struct Surfaces {
     edge_pose_exempt: Vec<(u32, u32)>,
     edge_hash: SpatialHash,
     edge_boxes: Vec<(Vec3, Vec3)>,
+    /// The pairs each substep tests, kept over several substeps ([`candidates`]).
+    candidates: Candidates,
 }
 
 /// Which bodies collide with themselves.
@@ -227,6 +232,7 @@ impl Surfaces {
             edge_pose_exempt: Vec::new(),
             edge_hash: SpatialHash::default(),
             edge_boxes: Vec::new(),
+            candidates: Candidates::default(),
             local: Vec::new(),
         };
         if enabled {
@@ -337,6 +343,10 @@ impl Surfaces {
 
     /// Finds this substep's contacts into `out`: `x` predicted positions, `x_prev` the
     /// start of the substep, `w` inverse masses.
+    ///
+    /// The pairs tested come from the candidate lists ([`candidates`]), refreshed only
+    /// when the motion since their last build leaves their skin; the tests themselves
+    /// are those of a search from scratch, so the contacts are the same either way.
     pub fn detect(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
         out.clear();
         if self.triangles.is_empty() {
@@ -357,21 +367,7 @@ impl Surfaces {
             let grow = Vec3::splat(radius[tri_body[t] as usize] + margin);
             *bx = (lo - grow, hi + grow);
         });
-        self.hash.build(self.cell, &self.boxes);
-        let this = &*self;
-        collect_in_order(this.vertices.len(), out, |k, candidates, local| {
-            this.vertex_contacts(this.vertices[k], x, x_prev, w, filter, candidates, local)
-        });
-        self.detect_edges(x, x_prev, w, filter, out);
-    }
-
-    /// Appends this substep's edge–edge contacts to `out`, in (edge, edge) order.
-    fn detect_edges(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
-        if self.edges.is_empty() {
-            return;
-        }
-        let margin = self.margin;
-        let (edges, edge_body, radius) = (&self.edges, &self.edge_body, &self.radius);
+        let (edges, edge_body) = (&self.edges, &self.edge_body);
         self.edge_boxes.resize(edges.len(), (Vec3::ZERO, Vec3::ZERO));
         self.edge_boxes.par_iter_mut().with_min_len(1024).enumerate().for_each(|(e, bx)| {
             let [i, j] = edges[e].map(|k| k as usize);
@@ -380,10 +376,17 @@ impl Surfaces {
             let grow = Vec3::splat(radius[edge_body[e] as usize] + margin);
             *bx = (lo - grow, hi + grow);
         });
-        self.edge_hash.build(self.cell, &self.edge_boxes);
+        self.refresh_candidates(x, x_prev, filter);
         let this = &*self;
-        collect_in_order(this.edges.len(), out, |e, candidates, local| {
-            this.edge_contacts(e as u32, x, x_prev, w, filter, candidates, local)
+        let pairs = &this.candidates.vertex_triangle;
+        collect_in_order(pairs.len(), out, |k, _, local| {
+            let (v, t) = pairs[k];
+            this.vertex_contact(v, t, x, x_prev, w, local)
+        });
+        let pairs = &this.candidates.edge_edge;
+        collect_in_order(pairs.len(), out, |k, _, local| {
+            let (ea, eb) = pairs[k];
+            this.edge_contact(ea, eb, x, x_prev, w, local)
         });
     }
 
@@ -400,37 +403,53 @@ impl Surfaces {
             .all(|&v| self.edge_triangles(eb).iter().all(|&t| filter.vertex_triangle(ba, v - start, bb, t)))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn edge_contacts(
-        &self,
-        ea: u32,
-        x: &[Vec3],
-        x_prev: &[Vec3],
-        w: &[f32],
-        filter: &FilterTable,
-        candidates: &mut Vec<u32>,
-        out: &mut Vec<Contact>,
-    ) {
-        let ia = ea as usize;
-        let ba = self.edge_body[ia] as usize;
-        let a = self.edges[ia];
-        let (lo, hi) = self.edge_boxes[ia];
-        candidates.clear();
-        // Box overlap is tested as candidates come, so that only real overlaps are
-        // sorted and deduplicated (most hash hits are neighbours' cells).
-        let boxes = &self.edge_boxes;
-        self.edge_hash.query(lo, hi, |e| {
-            let (blo, bhi) = boxes[e as usize];
-            if e > ea && lo.cmple(bhi).all() && blo.cmple(hi).all() {
-                candidates.push(e)
+    /// Whether edges `ea < eb` may ever touch: the parts of the test that do not change
+    /// while the bodies move (which bodies collide, shared vertices, element filters,
+    /// the filter pose).
+    fn edge_pair_allowed(&self, filter: &FilterTable, ea: u32, eb: u32) -> bool {
+        let (ia, ib) = (ea as usize, eb as usize);
+        let (ba, bb) = (self.edge_body[ia] as usize, self.edge_body[ib] as usize);
+        if ba == bb {
+            if !self.self_contact[ba] {
+                return false;
             }
-        });
-        candidates.sort_unstable();
-        candidates.dedup();
+        } else if !filter.bodies_collide(ba, bb) {
+            return false;
+        }
+        // Two volume surfaces: their vertices against each other's faces already
+        // hold them apart (a tet's edges are short against its faces), and edge pairs
+        // between two resting solids only add sideways pushes. Volume edges are here
+        // for cloth draped over a solid's edges.
+        if !self.two_sided[ba] && !self.two_sided[bb] {
+            return false;
+        }
+        let (a, b) = (self.edges[ia], self.edges[ib]);
+        if a.iter().any(|v| b.contains(v)) {
+            return false;
+        }
+        if !(self.edge_ends_collide(filter, ia, ib) && self.edge_ends_collide(filter, ib, ia)) {
+            return false;
+        }
+        !(ba == bb && self.edge_pose_exempt.binary_search(&(ea, eb)).is_ok())
+    }
+
+    /// Appends the contact of edges `ea < eb` (a pair [`Self::edge_pair_allowed`]
+    /// admits) to `out` if they are within reach this substep.
+    fn edge_contact(&self, ea: u32, eb: u32, x: &[Vec3], x_prev: &[Vec3], w: &[f32], out: &mut Vec<Contact>) {
+        let (ia, ib) = (ea as usize, eb as usize);
+        let (ba, bb) = (self.edge_body[ia] as usize, self.edge_body[ib] as usize);
+        let (a, b) = (self.edges[ia], self.edges[ib]);
+        let ((lo, hi), (blo, bhi)) = (self.edge_boxes[ia], self.edge_boxes[ib]);
+        if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
+            return;
+        }
+        if a.iter().chain(&b).all(|&i| w[i as usize] == 0.0) && self.asleep[ba] == self.asleep[bb] {
+            return;
+        }
         // Motion of the edges relative to each other (the largest relative motion of an
         // end of one against an end of the other bounds that of their closest points),
         // as for vertex–triangle pairs.
-        let moved = |a: [u32; 2], b: [u32; 2]| {
+        let moved = {
             let mut m = 0.0f32;
             for &i in &a {
                 let da = x[i as usize] - x_prev[i as usize];
@@ -440,80 +459,45 @@ impl Surfaces {
             }
             m
         };
-        for &eb in candidates.iter() {
-            let ib = eb as usize;
-            let bb = self.edge_body[ib] as usize;
-            if bb == ba {
-                if !self.self_contact[ba] {
-                    continue;
-                }
-            } else if !filter.bodies_collide(ba, bb) {
-                continue;
-            }
-            // Two volume surfaces: their vertices against each other's faces already
-            // hold them apart (a tet's edges are short against its faces), and edge pairs
-            // between two resting solids only add sideways pushes. Volume edges are here
-            // for cloth draped over a solid's edges.
-            if !self.two_sided[ba] && !self.two_sided[bb] {
-                continue;
-            }
-            let b = self.edges[ib];
-            if a.iter().any(|v| b.contains(v)) {
-                continue;
-            }
-            let (blo, bhi) = self.edge_boxes[ib];
-            if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
-                continue;
-            }
-            if a.iter().chain(&b).all(|&i| w[i as usize] == 0.0) && self.asleep[ba] == self.asleep[bb] {
-                continue;
-            }
-            if !(self.edge_ends_collide(filter, ia, ib) && self.edge_ends_collide(filter, ib, ia)) {
-                continue;
-            }
-            if ba == bb && self.edge_pose_exempt.binary_search(&(ea, eb)).is_ok() {
-                continue;
-            }
-            let [a0, a1] = a.map(|i| x[i as usize]);
-            let [b0, b1] = b.map(|i| x[i as usize]);
-            let (s, t) = closest_segment_params(a0, a1, b0, b1);
-            let delta = a0.lerp(a1, s) - b0.lerp(b1, t);
-            let d = self.radius[ba] + self.radius[bb];
-            if delta.length() > d + moved(a, b) + self.margin {
-                continue;
-            }
-            let normal = {
-                let [p0, p1] = a.map(|i| x_prev[i as usize]);
-                let [q0, q1] = b.map(|i| x_prev[i as usize]);
-                let (s0, t0) = closest_segment_params(p0, p1, q0, q1);
-                let n0 = (p0.lerp(p1, s0) - q0.lerp(q1, t0)).normalize_or_zero();
-                if n0 != Vec3::ZERO {
-                    n0
-                } else {
-                    delta.normalize_or_zero()
-                }
-            };
-            if normal == Vec3::ZERO {
-                continue;
-            }
-            let (fa, fb) = (self.friction[ba], self.friction[bb]);
-            let mut contact = Contact {
-                vertex: ea,
-                triangle: eb,
-                edge: true,
-                side: 1.0,
-                normal,
-                distance: d,
-                friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
-                push: 0.0,
-                overlap: 0.0,
-            };
-            let start = [a[0], a[1], b[0], b[1]].map(|i| x_prev[i as usize]);
-            if let Some((_, _, _, value)) = Self::evaluate_edge(&contact, start) {
-                hold_start(&mut contact, value);
-            }
-            out.push(contact);
+        let [a0, a1] = a.map(|i| x[i as usize]);
+        let [b0, b1] = b.map(|i| x[i as usize]);
+        let (s, t) = closest_segment_params(a0, a1, b0, b1);
+        let delta = a0.lerp(a1, s) - b0.lerp(b1, t);
+        let d = self.radius[ba] + self.radius[bb];
+        if delta.length() > d + moved + self.margin {
+            return;
         }
+        let normal = {
+            let [p0, p1] = a.map(|i| x_prev[i as usize]);
+            let [q0, q1] = b.map(|i| x_prev[i as usize]);
+            let (s0, t0) = closest_segment_params(p0, p1, q0, q1);
+            let n0 = (p0.lerp(p1, s0) - q0.lerp(q1, t0)).normalize_or_zero();
+            if n0 != Vec3::ZERO {
+                n0
+            } else {
+                delta.normalize_or_zero()
+            }
+        };
+        if normal == Vec3::ZERO {
+            return;
+        }
+        let (fa, fb) = (self.friction[ba], self.friction[bb]);
+        let mut contact = Contact {
+            vertex: ea,
+            triangle: eb,
+            edge: true,
+            side: 1.0,
+            normal,
+            distance: d,
+            friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
+            push: 0.0,
+            overlap: 0.0,
+        };
+        let start = [a[0], a[1], b[0], b[1]].map(|i| x_prev[i as usize]);
+        if let Some((_, _, _, value)) = Self::evaluate_edge(&contact, start) {
+            hold_start(&mut contact, value);
+        }
+        out.push(contact);
     }
 
     /// An edge–edge contact's current direction, closest-point parameters `(s, t)` and
@@ -550,111 +534,94 @@ impl Surfaces {
         [a0, a1, b0, b1]
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn vertex_contacts(
-        &self,
-        v: u32,
-        x: &[Vec3],
-        x_prev: &[Vec3],
-        w: &[f32],
-        filter: &FilterTable,
-        candidates: &mut Vec<u32>,
-        out: &mut Vec<Contact>,
-    ) {
-        let vi = v as usize;
-        let vb = self.vertex_body[vi] as usize;
-        let lv = v - self.body_start[vb];
+    /// Whether vertex `v` and triangle `t` may ever touch: the parts of the test that do
+    /// not change while the bodies move (which bodies collide, the vertex's own
+    /// triangles, element filters, the filter pose).
+    fn vertex_pair_allowed(&self, filter: &FilterTable, v: u32, t: u32) -> bool {
+        let (vi, ti) = (v as usize, t as usize);
+        let (vb, tb) = (self.vertex_body[vi] as usize, self.tri_body[ti] as usize);
+        if tb == vb {
+            if !self.self_contact[vb] {
+                return false;
+            }
+        } else if !filter.bodies_collide(vb, tb) {
+            return false;
+        }
+        if self.triangles[ti].contains(&v) {
+            return false;
+        }
+        if !filter.vertex_triangle(vb, v - self.body_start[vb], tb, self.tri_local[ti]) {
+            return false;
+        }
+        !(tb == vb && self.pose_exempt.binary_search(&(v, t)).is_ok())
+    }
+
+    /// Appends the contact of vertex `v` with triangle `t` (a pair
+    /// [`Self::vertex_pair_allowed`] admits) to `out` if they are within reach this
+    /// substep.
+    fn vertex_contact(&self, v: u32, t: u32, x: &[Vec3], x_prev: &[Vec3], w: &[f32], out: &mut Vec<Contact>) {
+        let (vi, ti) = (v as usize, t as usize);
+        let (vb, tb) = (self.vertex_body[vi] as usize, self.tri_body[ti] as usize);
         let (p0, p1) = (x_prev[vi], x[vi]);
         let rv = self.radius[vb];
         let grow = Vec3::splat(rv + self.margin);
         let (lo, hi) = (p0.min(p1) - grow, p0.max(p1) + grow);
-        candidates.clear();
-        let boxes = &self.boxes;
-        self.hash.query(lo, hi, |t| {
-            let (blo, bhi) = boxes[t as usize];
-            if lo.cmple(bhi).all() && blo.cmple(hi).all() {
-                candidates.push(t)
-            }
-        });
-        candidates.sort_unstable();
-        candidates.dedup();
-        for &t in candidates.iter() {
-            let ti = t as usize;
-            let tb = self.tri_body[ti] as usize;
-            if tb == vb {
-                if !self.self_contact[vb] {
-                    continue;
-                }
-            } else if !filter.bodies_collide(vb, tb) {
-                continue;
-            }
-            let tri = self.triangles[ti];
-            if tri.contains(&v) {
-                continue;
-            }
-            let (blo, bhi) = self.boxes[ti];
-            if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
-                continue;
-            }
-            if w[vi] == 0.0 && tri.iter().all(|&i| w[i as usize] == 0.0) && self.asleep[vb] == self.asleep[tb] {
-                continue;
-            }
-            if !filter.vertex_triangle(vb, lv, tb, self.tri_local[ti]) {
-                continue;
-            }
-            if tb == vb && self.pose_exempt.binary_search(&(v, t)).is_ok() {
-                continue;
-            }
-            let [a, b, c] = tri.map(|i| x[i as usize]);
-            let (bary, _) = closest_point(p1, a, b, c);
-            let dist = p1.distance(point(bary, a, b, c));
-            let d = rv + self.radius[tb];
-            // The reach counts the motion of the vertex relative to the triangle's
-            // vertices (which bounds its motion relative to any point of the triangle):
-            // a vertex that crossed the triangle during the substep is now at most that
-            // far from it. Absolute motion would make every neighbour of a fast but
-            // smoothly moving cloth a contact.
-            let dp = p1 - p0;
-            let moved =
-                tri.iter().map(|&i| (dp - (x[i as usize] - x_prev[i as usize])).length()).fold(0.0f32, f32::max);
-            if dist > d + moved + self.margin {
-                continue;
-            }
-            let side = if self.two_sided[tb] {
-                let [a0, b0, c0] = tri.map(|i| x_prev[i as usize]);
-                let (bary0, _) = closest_point(p0, a0, b0, c0);
-                let n0 = (b0 - a0).cross(c0 - a0);
-                let s = n0.dot(p0 - point(bary0, a0, b0, c0));
-                if s != 0.0 {
-                    s.signum()
-                } else {
-                    let s = (b - a).cross(c - a).dot(p1 - point(bary, a, b, c));
-                    if s < 0.0 {
-                        -1.0
-                    } else {
-                        1.0
-                    }
-                }
-            } else {
-                1.0
-            };
-            let (fa, fb) = (self.friction[vb], self.friction[tb]);
-            let mut contact = Contact {
-                vertex: v,
-                triangle: t,
-                edge: false,
-                normal: Vec3::ZERO,
-                side,
-                distance: d,
-                friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
-                push: 0.0,
-                overlap: 0.0,
-            };
-            if let Some((_, _, value)) = self.evaluate(&contact, p0, tri.map(|i| x_prev[i as usize])) {
-                hold_start(&mut contact, value);
-            }
-            out.push(contact);
+        let tri = self.triangles[ti];
+        let (blo, bhi) = self.boxes[ti];
+        if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
+            return;
         }
+        if w[vi] == 0.0 && tri.iter().all(|&i| w[i as usize] == 0.0) && self.asleep[vb] == self.asleep[tb] {
+            return;
+        }
+        let [a, b, c] = tri.map(|i| x[i as usize]);
+        let (bary, _) = closest_point(p1, a, b, c);
+        let dist = p1.distance(point(bary, a, b, c));
+        let d = rv + self.radius[tb];
+        // The reach counts the motion of the vertex relative to the triangle's
+        // vertices (which bounds its motion relative to any point of the triangle):
+        // a vertex that crossed the triangle during the substep is now at most that
+        // far from it. Absolute motion would make every neighbour of a fast but
+        // smoothly moving cloth a contact.
+        let dp = p1 - p0;
+        let moved = tri.iter().map(|&i| (dp - (x[i as usize] - x_prev[i as usize])).length()).fold(0.0f32, f32::max);
+        if dist > d + moved + self.margin {
+            return;
+        }
+        let side = if self.two_sided[tb] {
+            let [a0, b0, c0] = tri.map(|i| x_prev[i as usize]);
+            let (bary0, _) = closest_point(p0, a0, b0, c0);
+            let n0 = (b0 - a0).cross(c0 - a0);
+            let s = n0.dot(p0 - point(bary0, a0, b0, c0));
+            if s != 0.0 {
+                s.signum()
+            } else {
+                let s = (b - a).cross(c - a).dot(p1 - point(bary, a, b, c));
+                if s < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                }
+            }
+        } else {
+            1.0
+        };
+        let (fa, fb) = (self.friction[vb], self.friction[tb]);
+        let mut contact = Contact {
+            vertex: v,
+            triangle: t,
+            edge: false,
+            normal: Vec3::ZERO,
+            side,
+            distance: d,
+            friction: [0.5 * (fa[0] + fb[0]), 0.5 * (fa[1] + fb[1])],
+            push: 0.0,
+            overlap: 0.0,
+        };
+        if let Some((_, _, value)) = self.evaluate(&contact, p0, tri.map(|i| x_prev[i as usize])) {
+            hold_start(&mut contact, value);
+        }
+        out.push(contact);
     }
 
     /// The contact's current direction, closest-point weights and constraint value.
@@ -943,12 +910,12 @@ fn edge_pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) ->
 /// Runs `find(k, scratch, found)` for every `k` in `0..count` on the thread pool, in fixed
 /// chunks of 256, and appends what each chunk found to `out` in chunk order: the contact
 /// list is the same for any number of threads, which keeps the projection deterministic.
-fn collect_in_order<F>(count: usize, out: &mut Vec<Contact>, find: F)
+fn collect_in_order<T: Copy + Send, F>(count: usize, out: &mut Vec<T>, find: F)
 where
-    F: Fn(usize, &mut Vec<u32>, &mut Vec<Contact>) + Sync,
+    F: Fn(usize, &mut Vec<u32>, &mut Vec<T>) + Sync,
 {
     const CHUNK: usize = 256;
-    let found: Vec<Vec<Contact>> = (0..count.div_ceil(CHUNK))
+    let found: Vec<Vec<T>> = (0..count.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let (mut candidates, mut local) = (Vec::new(), Vec::new());

@@ -1,0 +1,382 @@
+//! Candidate pairs of the deformable contact search, kept over several substeps: a
+//! Verlet list (Verlet 1967, "Computer experiments on classical fluids") whose skin is
+//! checked against a prediction of the motion, so that the spatial hash is built and
+//! queried once every few substeps instead of every substep.
+//!
+//! **What a list must hold.** A substep keeps the pair (vertex `p`, triangle with
+//! vertices `k`), or two edges, when its distance at the predicted positions is within
+//! `d + margin + m`, `m` the pair's relative substep motion
+//! ([`Surfaces::vertex_contact`], [`Surfaces::edge_contact`]). The distance between a
+//! point and a triangle (or two segments) changes by at most the largest relative
+//! displacement `|uₚ − uₖ|` of their vertices.
+//!
+//! **The prediction.** A list is built from the start of a substep, `B = x_prev`, and its
+//! inertial step `δ = x − x_prev`; `n` substeps on, vertex `i` is expected at
+//! `Bᵢ + n·δᵢ`. Every later substep checks, for both its start and its predicted positions,
+//! that every vertex is within `s/2` (the skin `s`) of that, and rebuilds the list when one
+//! is not or when [`WINDOW`] substeps have passed. Within the window a pair's relative
+//! displacement from `B` is then at most `WINDOW·r + s`, `r = maxₖ |δₚ − δₖ|`, and its
+//! relative substep motion at most `r + 2s`. So a pair whose distance at `B` exceeds
+//! `d + margin + (WINDOW + 1)·r + 3s` cannot be kept by any substep of the window, and the
+//! list holds every other pair. Because `R` is a *relative* motion, a cloth that swings or falls
+//! smoothly has no candidates beyond its real close pairs.
+//!
+//! **Same contacts.** Every substep applies to the listed pairs exactly the tests of a
+//! search from scratch (swept boxes, reach, side), in the same (vertex, triangle) and
+//! (edge, edge) order. The list is a superset of what the search would keep, so the
+//! contacts, and the bake, are the same whenever the list was built; a resumed bake
+//! (which starts with no list) stays byte-identical to an uninterrupted one.
+
+use super::{collect_in_order, Surfaces};
+use crate::contact::filter_table::FilterTable;
+use crate::mesh::closest::{closest_point, closest_segment_params, point};
+use glam::Vec3;
+use rayon::prelude::*;
+
+/// Substeps one list may serve. A longer window grows the bound, and with it the list
+/// and the boxes the build hashes.
+const WINDOW: u32 = 8;
+
+/// The skin `s`, in contact margins: how far a vertex may stray from its predicted path
+/// before the list is rebuilt.
+const SKIN_MARGINS: f32 = 1.0;
+
+/// One vertex's predicted motion from the build: constant acceleration.
+#[derive(Clone, Copy, Debug, Default)]
+struct Path {
+    /// Start of the substep of the build, `B`.
+    base: Vec3,
+    /// Displacement of the substep before it (its velocity × dt), `v`.
+    velocity: Vec3,
+    /// Inertial step of the build's substep (predicted minus start), `δ`.
+    step: Vec3,
+    /// Second difference of the last three substep starts, `a`.
+    acceleration: Vec3,
+}
+
+impl Path {
+    /// Predicted start of the `n`-th substep after the build:
+    /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
+    fn start(&self, n: f32) -> Vec3 {
+        self.base + self.velocity * n + self.acceleration * (0.5 * n * (n + 1.0))
+    }
+
+    /// Predicted end (before the constraints) of that substep: its start plus the build's
+    /// inertial step, advanced by the acceleration.
+    fn end(&self, n: f32) -> Vec3 {
+        self.start(n) + self.step + self.acceleration * n
+    }
+}
+
+/// The pairs a substep tests, and what they were built from.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Candidates {
+    /// (vertex, triangle) pairs, in vertex order and ascending triangles.
+    pub(super) vertex_triangle: Vec<(u32, u32)>,
+    /// (edge, edge) pairs, first edge lower, in ascending order.
+    pub(super) edge_edge: Vec<(u32, u32)>,
+    /// Every vertex's predicted path since the build.
+    paths: Vec<Path>,
+    /// Substeps served since the build (0: no list).
+    served: u32,
+    /// Lists built so far (for tests and profiling).
+    pub(super) builds: u64,
+    /// Starts of the last two substeps (`[y₋₁, y₋₂]`) and how many of them are known.
+    history: [Vec<Vec3>; 2],
+    known: usize,
+    /// Scratch: each vertex's box along its path, grown by its share of the reach.
+    boxes: Vec<(Vec3, Vec3)>,
+}
+
+impl Candidates {
+    /// Whether the lists still hold every pair this substep can keep (see the module
+    /// documentation): built, inside the window, and every colliding vertex within half
+    /// the skin of its predicted start and end.
+    fn cover(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> bool {
+        if self.served == 0 || self.served >= WINDOW || self.paths.len() != x.len() {
+            return false;
+        }
+        let (n, half) = (self.served as f32, 0.5 * skin);
+        let paths = &self.paths;
+        vertices.par_iter().with_min_len(1024).all(|&v| {
+            let i = v as usize;
+            // Written so that a NaN anywhere fails the check.
+            (x_prev[i] - paths[i].start(n)).length() <= half && (x[i] - paths[i].end(n)).length() <= half
+        })
+    }
+
+    /// Remembers this substep's start for the next build's velocity and acceleration.
+    fn remember(&mut self, x_prev: &[Vec3]) {
+        if self.history[0].len() != x_prev.len() {
+            self.known = 0;
+        }
+        self.history.swap(0, 1);
+        self.history[0].clear();
+        self.history[0].extend_from_slice(x_prev);
+        self.known = (self.known + 1).min(2);
+    }
+
+    /// Starts paths at this substep (`x_prev`, `x`) from the remembered starts: with two
+    /// of them, constant acceleration; with one, constant velocity; with none, the
+    /// inertial step as the velocity.
+    fn start_paths(&mut self, x: &[Vec3], x_prev: &[Vec3]) {
+        let (known, [h1, h2]) = (self.known, &self.history);
+        self.paths.clear();
+        self.paths.extend((0..x.len()).map(|i| {
+            let (base, step) = (x_prev[i], x[i] - x_prev[i]);
+            let velocity = if known >= 1 { base - h1[i] } else { step };
+            let acceleration = if known >= 2 { velocity - (h1[i] - h2[i]) } else { Vec3::ZERO };
+            Path { base, velocity, step, acceleration }
+        }));
+    }
+
+    /// Forgets the lists: the next substep builds new ones.
+    #[cfg(test)]
+    pub(super) fn invalidate(&mut self) {
+        self.served = 0;
+    }
+}
+
+impl Surfaces {
+    /// Makes the candidate lists valid for this substep (`x` predicted, `x_prev` start
+    /// positions), rebuilding them when [`Candidates::cover`] says they may miss a pair.
+    pub(super) fn refresh_candidates(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable) {
+        let skin = SKIN_MARGINS * self.margin;
+        if self.candidates.cover(&self.vertices, x, x_prev, skin) {
+            self.candidates.served += 1;
+            self.candidates.remember(x_prev);
+            return;
+        }
+        let mut c = std::mem::take(&mut self.candidates);
+        c.start_paths(x, x_prev);
+        c.remember(x_prev);
+        let last = (WINDOW - 1) as f32;
+        // Each vertex's box holds its predicted starts and ends over the window, grown by
+        // what the check lets it stray (half the skin) and by its share of the pair's
+        // reach beyond the radii: half the margin and its part of the relative substep
+        // motion (`|δ| + (W − 1)·|a|` and `s`). Two boxes apart means the pair stays out of
+        // reach for the whole window.
+        let slack = 1.5 * skin + 0.5 * self.margin;
+        let paths = &c.paths;
+        c.boxes.clear();
+        c.boxes.par_extend(paths.par_iter().with_min_len(1024).map(|p| {
+            let (mut lo, mut hi) = (p.base, p.base);
+            for n in 0..WINDOW {
+                for q in [p.start(n as f32), p.end(n as f32)] {
+                    lo = lo.min(q);
+                    hi = hi.max(q);
+                }
+            }
+            let grow = Vec3::splat(p.step.length() + last * p.acceleration.length() + slack);
+            (lo - grow, hi + grow)
+        }));
+        c.vertex_triangle = self.vertex_triangle_candidates(&c, filter, skin);
+        c.edge_edge = self.edge_candidates(&c, filter, skin);
+        c.served = 1;
+        c.builds += 1;
+        self.candidates = c;
+    }
+
+    /// The bound on a pair's distance at the build beyond which no substep of the window
+    /// keeps it (module documentation), from its closest vertices' paths `a` and `b`.
+    fn reach_bound(&self, a: &[u32], b: &[u32], paths: &[Path], skin: f32) -> f32 {
+        let last = (WINDOW - 1) as f32;
+        let (mut dv, mut dd, mut da) = (0.0f32, 0.0f32, 0.0f32);
+        for &i in a {
+            let p = &paths[i as usize];
+            for &j in b {
+                let q = &paths[j as usize];
+                dv = dv.max((p.velocity - q.velocity).length());
+                dd = dd.max((p.step - q.step).length());
+                da = da.max((p.acceleration - q.acceleration).length());
+            }
+        }
+        self.margin + 3.0 * skin + last * dv + 2.0 * dd + (0.5 * last * (last + 1.0) + 2.0 * last) * da
+    }
+
+    /// The (vertex, triangle) pairs within the window's bound, from a spatial hash of the
+    /// triangles' boxes along their paths.
+    fn vertex_triangle_candidates(&mut self, c: &Candidates, filter: &FilterTable, skin: f32) -> Vec<(u32, u32)> {
+        let union = |ids: &[u32], grow: f32| {
+            let (mut lo, mut hi) = c.boxes[ids[0] as usize];
+            for &i in &ids[1..] {
+                lo = lo.min(c.boxes[i as usize].0);
+                hi = hi.max(c.boxes[i as usize].1);
+            }
+            (lo - Vec3::splat(grow), hi + Vec3::splat(grow))
+        };
+        let boxes: Vec<(Vec3, Vec3)> =
+            self.triangles.iter().zip(&self.tri_body).map(|(tri, &b)| union(tri, self.radius[b as usize])).collect();
+        self.hash.build(self.cell, &boxes);
+        let this = &*self;
+        let mut out = Vec::new();
+        collect_in_order(this.vertices.len(), &mut out, |k, found, local| {
+            let v = this.vertices[k];
+            let vi = v as usize;
+            let rv = this.radius[this.vertex_body[vi] as usize];
+            let (lo, hi) = union(&[v], rv);
+            found.clear();
+            this.hash.query(lo, hi, |t| {
+                let (blo, bhi) = boxes[t as usize];
+                if lo.cmple(bhi).all() && blo.cmple(hi).all() {
+                    found.push(t)
+                }
+            });
+            found.sort_unstable();
+            found.dedup();
+            let p = c.paths[vi].base;
+            for &t in found.iter() {
+                let tri = this.triangles[t as usize];
+                let [a, b, cc] = tri.map(|i| c.paths[i as usize].base);
+                let (bary, _) = closest_point(p, a, b, cc);
+                let dist = p.distance(point(bary, a, b, cc));
+                let d = rv + this.radius[this.tri_body[t as usize] as usize];
+                if dist <= d + this.reach_bound(&[v], &tri, &c.paths, skin) && this.vertex_pair_allowed(filter, v, t) {
+                    local.push((v, t));
+                }
+            }
+        });
+        out
+    }
+
+    /// The (edge, edge) pairs within the window's bound, as for vertex–triangle pairs.
+    fn edge_candidates(&mut self, c: &Candidates, filter: &FilterTable, skin: f32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        if self.edges.is_empty() {
+            return out;
+        }
+        let boxes: Vec<(Vec3, Vec3)> = self
+            .edges
+            .iter()
+            .zip(&self.edge_body)
+            .map(|(e, &b)| {
+                let grow = Vec3::splat(self.radius[b as usize]);
+                let ([l0, h0], [l1, h1]) = (e.map(|i| c.boxes[i as usize].0), e.map(|i| c.boxes[i as usize].1));
+                (l0.min(h0) - grow, l1.max(h1) + grow)
+            })
+            .collect();
+        self.edge_hash.build(self.cell, &boxes);
+        let this = &*self;
+        let boxes = &boxes;
+        collect_in_order(this.edges.len(), &mut out, |e, found, local| {
+            let ea = e as u32;
+            let (lo, hi) = boxes[e];
+            found.clear();
+            this.edge_hash.query(lo, hi, |f| {
+                let (blo, bhi) = boxes[f as usize];
+                if f > ea && lo.cmple(bhi).all() && blo.cmple(hi).all() {
+                    found.push(f)
+                }
+            });
+            found.sort_unstable();
+            found.dedup();
+            let a = this.edges[e];
+            let [a0, a1] = a.map(|i| c.paths[i as usize].base);
+            for &eb in found.iter() {
+                let b = this.edges[eb as usize];
+                let [b0, b1] = b.map(|i| c.paths[i as usize].base);
+                let (s, t) = closest_segment_params(a0, a1, b0, b1);
+                let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
+                let d = this.radius[this.edge_body[e] as usize] + this.radius[this.edge_body[eb as usize] as usize];
+                if dist <= d + this.reach_bound(&a, &b, &c.paths, skin) && this.edge_pair_allowed(filter, ea, eb) {
+                    local.push((ea, eb));
+                }
+            }
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Contact, SelfContact, Surfaces};
+    use crate::mesh::grid::cloth;
+    use crate::scene::{Body, BodyKind, Scene};
+    use crate::Material;
+    use glam::Vec3;
+
+    fn sheet(name: &str, origin: Vec3) -> Body {
+        let (points, triangles) = cloth(origin, Vec3::X, Vec3::Y, (0.1, 0.1), (9, 9));
+        let material = Material {
+            youngs_modulus: 1e5,
+            poissons_ratio: 0.3,
+            density: 200.0,
+            thickness: 0.001,
+            stretch_stiffness: 0.0,
+            shear_stiffness: 0.0,
+            bend_stiffness: 0.0,
+            dynamic_friction: 0.3,
+            static_friction: 0.3,
+            damping: 0.0,
+            bend_damping: 0.0,
+        };
+        let mut body = Body::new(name, BodyKind::Surface, points, material);
+        body.triangles = triangles;
+        body
+    }
+
+    /// Positions of two 9 × 9 sheets at substep `k` (1 ms apart): the upper one, 2 cm
+    /// above, slides across the lower one and comes down on it at 0.25 m/s until it is 3 mm
+    /// away, so pairs come within reach in the middle of a window. After substep 80 every
+    /// vertex also jitters by up to `jitter` (what the predicted paths cannot follow).
+    fn pose(rest: &[Vec3], k: usize, jitter: f32) -> Vec<Vec3> {
+        let t = k as f32 * 1e-3;
+        rest.iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let mut q = p;
+                if i >= 81 {
+                    q += Vec3::new(0.3 * t, 0.05 * t, -(0.25 * t).min(0.017));
+                }
+                if k > 80 {
+                    let h = ((i * 7919 + k * 104_729) % 1000) as f32 / 1000.0 - 0.5;
+                    q += Vec3::new(h, -h, 0.5 * h) * jitter;
+                }
+                q
+            })
+            .collect()
+    }
+
+    fn same(a: &[Contact], b: &[Contact]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(p, q)| {
+                (p.vertex, p.triangle, p.edge, p.side, p.normal, p.distance, p.overlap)
+                    == (q.vertex, q.triangle, q.edge, q.side, q.normal, q.distance, q.overlap)
+            })
+    }
+
+    #[test]
+    fn kept_lists_find_what_a_search_from_scratch_finds() {
+        let scene = Scene {
+            bodies: vec![sheet("lower", Vec3::ZERO), sheet("upper", Vec3::new(0.0, 0.0, 0.02))],
+            ..Default::default()
+        };
+        let ranges = [0..81, 81..162];
+        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let (mut kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let (mut fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let rest: Vec<Vec3> = scene.bodies.iter().flat_map(|b| b.positions.clone()).collect();
+        let w = vec![1.0; rest.len()];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut touching, mut steps, mut smooth_builds) = (0, 0, 0);
+        for k in 0..160 {
+            if k == 80 {
+                smooth_builds = kept.candidates.builds;
+            }
+            let (x_prev, x) = (pose(&rest, k, 0.003), pose(&rest, k + 1, 0.003));
+            kept.detect(&x, &x_prev, &w, &filter, &mut a);
+            fresh.candidates.invalidate();
+            fresh.detect(&x, &x_prev, &w, &filter, &mut b);
+            assert!(same(&a, &b), "substep {k}: {} kept contacts against {} from scratch", a.len(), b.len());
+            touching += usize::from(!a.is_empty());
+            steps += 1;
+        }
+        assert!(touching > 80, "the sheets touch in {touching} substeps only: the test shows nothing");
+        assert_eq!(fresh.candidates.builds, steps);
+        // Smooth motion is served by kept lists (a build per window, and one more when
+        // the upper sheet stops); the jitter, several skins wide, forces a build every
+        // substep.
+        assert!(smooth_builds <= 80 / super::WINDOW as u64 + 2, "{smooth_builds} builds in 80 smooth substeps");
+        assert_eq!(kept.candidates.builds - smooth_builds, 80, "the jitter did not force every rebuild");
+    }
+}
