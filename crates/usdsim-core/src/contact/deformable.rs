@@ -7,20 +7,23 @@
 //! *thickness*: the sum of the vertex's and the triangle's contact radii) from every
 //! surface triangle it does not belong to:
 //!
-//! * **Detection, every substep.** Triangles are hashed by their box swept over the
-//!   substep (start and predicted positions) grown by their radius plus a margin
-//!   ([`crate::mesh::spatial_hash`], cells of three mean edge lengths). Each vertex queries the
-//!   box of its own sweep (only candidates whose boxes overlap it are kept, sorted and
-//!   deduplicated); a candidate becomes a contact when the predicted vertex lies within
-//!   `d` + margin + the substep displacement of the vertex *relative to* the triangle's
-//!   vertices (the largest `|Δp − Δtₖ|`, which bounds its motion relative to any point of
-//!   the triangle) of the predicted triangle. Counting the relative displacement is what
-//!   keeps a fast vertex from stepping through a triangle in one substep: one that
-//!   crossed it is now at most that far from it. (Absolute displacements, used before,
-//!   made every neighbour of a fast but smoothly moving cloth a contact: 15–25 thousand
-//!   contacts a substep on a swinging 64² cloth, all projected on one thread.) Detection
-//!   runs in parallel over vertices in fixed chunks and its output is in (vertex,
-//!   triangle) order, so the contact list is the same for any thread count.
+//! * **Detection, every substep.** Each triangle's box swept over the substep (start and
+//!   predicted positions) is grown by its radius plus a margin, and so is each vertex's.
+//!   A (vertex, triangle) pair whose boxes overlap becomes a contact when the predicted
+//!   vertex lies within `d` + margin + the substep displacement of the vertex *relative
+//!   to* the triangle's vertices (the largest `|Δp − Δtₖ|`, which bounds its motion
+//!   relative to any point of the triangle) of the predicted triangle. Counting the
+//!   relative displacement is what keeps a fast vertex from stepping through a triangle
+//!   in one substep: one that crossed it is now at most that far from it. (Absolute
+//!   displacements, used before, made every neighbour of a fast but smoothly moving cloth
+//!   a contact: 15–25 thousand contacts a substep on a swinging 64² cloth, all projected
+//!   on one thread.) The pairs tested are not searched for every substep: candidate
+//!   lists, built through a spatial hash ([`crate::mesh::spatial_hash`], cells of three
+//!   mean edge lengths) from each vertex's predicted path, serve up to eight substeps
+//!   while every vertex stays near its path ([`candidates`]); they hold every pair the
+//!   test could keep, so the contacts are those of a search from scratch. Detection runs
+//!   in parallel over the pairs in fixed chunks and its output is in (vertex, triangle)
+//!   order, so the contact list is the same for any thread count.
 //! * **Side.** A cloth triangle is two-sided: the side a vertex must stay on is the one
 //!   it was on at the start of the substep (assumed intersection-free). A volume body's
 //!   surface triangles face outwards, so the side is always "outside": a vertex that did
@@ -56,9 +59,9 @@
 //!
 //! * **Edge–edge proximity** (Bridson et al. §7.2), for surface bodies (cloth) only: two
 //!   edges that share no vertex keep the thickness between their closest points
-//!   `pa = (1 − s)·a₀ + s·a₁`, `pb = (1 − t)·b₀ + t·b₁`. Edges are hashed like the
-//!   triangles (swept box grown by radius + margin); each edge queries with its own box
-//!   and keeps candidates of higher index, so the pairs come out sorted. The reach counts
+//!   `pa = (1 − s)·a₀ + s·a₁`, `pb = (1 − t)·b₀ + t·b₁`. Edges have swept boxes like the
+//!   triangles and candidate lists of their own (each edge keeps candidates of higher
+//!   index, so the pairs come out sorted). The reach counts
 //!   the edges' relative displacement (the largest `|Δaᵢ − Δbⱼ|` over their ends), as for
 //!   vertex–triangle pairs. The direction is
 //!   `(pa − pb)/|pa − pb|` while on the side of the start of the substep (its `pa − pb`
@@ -287,6 +290,14 @@ impl Surfaces {
             s.cell = (CELL_EDGES * mean_edge).max(4.0 * max_radius).max(1e-6);
             s.margin = 0.05 * mean_edge;
             s.pose_exempt = pose_exemptions(&s, scene, ranges);
+            // Edge pairs need a surface body on one side (two volumes' edges are never a
+            // pair): with none taking part, volume piles skip the edge search.
+            if !s.tri_body.iter().any(|&b| s.two_sided[b as usize]) {
+                s.edges.clear();
+                s.edge_body.clear();
+                s.edge_tri.clear();
+                s.edge_tri_start.truncate(1);
+            }
             s.edge_pose_exempt = edge_pose_exemptions(&s, scene, ranges);
         }
         s.local = local;

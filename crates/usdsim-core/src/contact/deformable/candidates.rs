@@ -216,17 +216,15 @@ impl Surfaces {
             let rv = this.radius[this.vertex_body[vi] as usize];
             let (lo, hi) = union(&[v], rv);
             found.clear();
-            this.hash.query(lo, hi, |t| {
-                let (blo, bhi) = boxes[t as usize];
-                if lo.cmple(bhi).all() && blo.cmple(hi).all() {
-                    found.push(t)
-                }
-            });
+            this.hash.query_overlaps(lo, hi, None, &boxes, |t| found.push(t));
             found.sort_unstable();
             found.dedup();
             let p = c.paths[vi].base;
             for &t in found.iter() {
                 let tri = this.triangles[t as usize];
+                if tri.contains(&v) {
+                    continue;
+                }
                 let [a, b, cc] = tri.map(|i| c.paths[i as usize].base);
                 let (bary, _) = closest_point(p, a, b, cc);
                 let dist = p.distance(point(bary, a, b, cc));
@@ -262,18 +260,17 @@ impl Surfaces {
             let ea = e as u32;
             let (lo, hi) = boxes[e];
             found.clear();
-            this.edge_hash.query(lo, hi, |f| {
-                let (blo, bhi) = boxes[f as usize];
-                if f > ea && lo.cmple(bhi).all() && blo.cmple(hi).all() {
-                    found.push(f)
-                }
-            });
+            this.edge_hash.query_overlaps(lo, hi, Some(ea), boxes, |f| found.push(f));
             found.sort_unstable();
             found.dedup();
             let a = this.edges[e];
             let [a0, a1] = a.map(|i| c.paths[i as usize].base);
             for &eb in found.iter() {
                 let b = this.edges[eb as usize];
+                // Neighbours sharing a vertex are most of the boxes' overlaps and never a pair.
+                if a.iter().any(|v| b.contains(v)) {
+                    continue;
+                }
                 let [b0, b1] = b.map(|i| c.paths[i as usize].base);
                 let (s, t) = closest_segment_params(a0, a1, b0, b1);
                 let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
