@@ -102,31 +102,43 @@ impl SpatialHash {
         for &i in &self.overflow {
             f(i);
         }
-        let buckets = self.start.len() - 1;
-        let (a, b) = (self.coord(lo), self.coord(hi));
-        let d = (b - a + IVec3::ONE).as_i64vec3();
-        if d.x * d.y * d.z > MAX_CELLS_PER_ITEM * 8 {
+        let in_cells = self.for_each_bucket(lo, hi, |s, e| {
+            for &i in &self.items[s..e] {
+                f(i);
+            }
+        });
+        if !in_cells {
             // A huge query box (a vertex flying away): scan everything rather than loop
             // over millions of cells.
             for &i in &self.items {
                 f(i);
-            }
-            return;
-        }
-        for z in a.z..=b.z {
-            for y in a.y..=b.y {
-                for x in a.x..=b.x {
-                    let h = hash(IVec3::new(x, y, z), 1 << 31) as usize & (buckets - 1);
-                    for &i in &self.items[self.start[h] as usize..self.start[h + 1] as usize] {
-                        f(i);
-                    }
-                }
             }
         }
     }
 }
 
 impl SpatialHash {
+    /// Calls `f(start, end)` with the range of `items` of every bucket that a cell of the
+    /// box `(lo, hi)` maps to (a bucket more than once when several cells map to it).
+    /// Returns false, calling nothing, when the box covers too many cells to visit.
+    fn for_each_bucket(&self, lo: Vec3, hi: Vec3, mut f: impl FnMut(usize, usize)) -> bool {
+        let buckets = self.start.len() - 1;
+        let (a, b) = (self.coord(lo), self.coord(hi));
+        let d = (b - a + IVec3::ONE).as_i64vec3();
+        if d.x * d.y * d.z > MAX_CELLS_PER_ITEM * 8 {
+            return false;
+        }
+        for z in a.z..=b.z {
+            for y in a.y..=b.y {
+                for x in a.x..=b.x {
+                    let h = hash(IVec3::new(x, y, z), 1 << 31) as usize & (buckets - 1);
+                    f(self.start[h] as usize, self.start[h + 1] as usize);
+                }
+            }
+        }
+        true
+    }
+
     /// Calls `f` with every item above `above` (all items with `None`) whose box
     /// overlaps the box `(lo, hi)`, possibly more than once; `boxes` are the boxes of the
     /// last build. Buckets list their items in ascending order, so the items at or below
@@ -151,30 +163,20 @@ impl SpatialHash {
                 f(i);
             }
         }
-        let buckets = self.start.len() - 1;
-        let (a, b) = (self.coord(lo), self.coord(hi));
-        let d = (b - a + IVec3::ONE).as_i64vec3();
-        if d.x * d.y * d.z > MAX_CELLS_PER_ITEM * 8 {
+        let in_cells = self.for_each_bucket(lo, hi, |s, e| {
+            let first = above.map_or(s, |a| s + self.items[s..e].partition_point(|&i| i <= a));
+            for k in first..e {
+                if overlaps(self.item_boxes[k]) {
+                    f(self.items[k]);
+                }
+            }
+        });
+        if !in_cells {
             // A huge query box (a vertex flying away): scan everything rather than loop
             // over millions of cells.
             for (&i, &bx) in self.items.iter().zip(&self.item_boxes) {
                 if keep(i) && overlaps(bx) {
                     f(i);
-                }
-            }
-            return;
-        }
-        for z in a.z..=b.z {
-            for y in a.y..=b.y {
-                for x in a.x..=b.x {
-                    let h = hash(IVec3::new(x, y, z), 1 << 31) as usize & (buckets - 1);
-                    let (s, e) = (self.start[h] as usize, self.start[h + 1] as usize);
-                    let first = above.map_or(s, |a| s + self.items[s..e].partition_point(|&i| i <= a));
-                    for k in first..e {
-                        if overlaps(self.item_boxes[k]) {
-                            f(self.items[k]);
-                        }
-                    }
                 }
             }
         }
