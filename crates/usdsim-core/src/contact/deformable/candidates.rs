@@ -10,16 +10,23 @@
 //! point and a triangle (or two segments) changes by at most the largest relative
 //! displacement `|uₚ − uₖ|` of their vertices.
 //!
-//! **The prediction.** A list is built from the start of a substep, `B = x_prev`, and its
-//! inertial step `δ = x − x_prev`; `n` substeps on, vertex `i` is expected at
-//! `Bᵢ + n·δᵢ`. Every later substep checks, for both its start and its predicted positions,
-//! that every vertex is within `s/2` (the skin `s`) of that, and rebuilds the list when one
-//! is not or when [`WINDOW`] substeps have passed. Within the window a pair's relative
-//! displacement from `B` is then at most `WINDOW·r + s`, `r = maxₖ |δₚ − δₖ|`, and its
-//! relative substep motion at most `r + 2s`. So a pair whose distance at `B` exceeds
-//! `d + margin + (WINDOW + 1)·r + 3s` cannot be kept by any substep of the window, and the
-//! list holds every other pair. Because `R` is a *relative* motion, a cloth that swings or falls
-//! smoothly has no candidates beyond its real close pairs.
+//! **The prediction.** A list is built at the start of a substep, `B = x_prev`. Each vertex
+//! gets a path of constant acceleration ([`Path`]): velocity `v` and acceleration `a` from
+//! the last three substep starts, and the substep's inertial step `δ = x − x_prev`. Every
+//! later substep checks, for both its start and its predicted positions, that every vertex
+//! is within half the skin `s` of its path. The list is rebuilt when one is not, or when
+//! [`WINDOW`] substeps have passed.
+//!
+//! **The bound.** Within the window, with `N = WINDOW − 1`, write `Δv`, `Δδ` and `Δa` for
+//! the largest differences between the pair's vertices. A pair's predicted relative
+//! displacement from `B` is then at most `N·Δv + (N(N + 1)/2 + N)·Δa + Δδ`, and the actual one
+//! at most that plus `s`. Its relative substep motion is at most `Δδ + N·Δa + 2s`. So a pair
+//! whose distance at `B` exceeds `d + margin` plus `N·Δv + 2Δδ + (N(N + 1)/2 + 2N)·Δa + 3s`
+//! cannot be kept by any substep of the window, and the list holds every other pair. The
+//! bound counts *relative* motion, so a cloth that swings or falls smoothly has no
+//! candidates beyond its real close pairs. The spatial hash that finds them holds each
+//! vertex's box along its path, grown by its share of the same bound; two boxes apart
+//! means the pair stays out of reach.
 //!
 //! **Same contacts.** Every substep applies to the listed pairs exactly the tests of a
 //! search from scratch (swept boxes, reach, side), in the same (vertex, triangle) and
@@ -120,7 +127,13 @@ impl Candidates {
     /// of them, constant acceleration; with one, constant velocity; with none, the
     /// inertial step as the velocity.
     fn start_paths(&mut self, x: &[Vec3], x_prev: &[Vec3]) {
-        let (known, [h1, h2]) = (self.known, &self.history);
+        let [h1, h2] = &self.history;
+        // Starts remembered for another vertex count (a new surface) are not this one's.
+        let known = match (h1.len() == x.len(), h2.len() == x.len()) {
+            (false, _) => 0,
+            (true, false) => self.known.min(1),
+            (true, true) => self.known,
+        };
         self.paths.clear();
         self.paths.extend((0..x.len()).map(|i| {
             let (base, step) = (x_prev[i], x[i] - x_prev[i]);
