@@ -4,9 +4,11 @@
 //! The binary only wires the two libraries together: `usdsim-usd` imports the stage
 //! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 invalid or
 //! unreadable input (for `validate`: findings), 2 usage error (for `validate`: a file
-//! that cannot be read), 3 the simulation diverged, 4 the output cannot be written.
+//! that cannot be read; also a CPU without the features this build uses), 3 the
+//! simulation diverged, 4 the output cannot be written.
 
 mod cli;
+mod cpu;
 mod failure;
 mod farm;
 mod inspect;
@@ -29,6 +31,17 @@ use report::{Reporter, Style};
 use usdsim_usd::validate::Severity;
 
 fn main() -> ExitCode {
+    // First, before any code compiled for the build's CPU level runs (src/cpu.rs).
+    if let Some(message) = cpu::unsupported(&cpu::features()) {
+        eprintln!("error: {message}");
+        return ExitCode::from(USAGE);
+    }
+    wired_main()
+}
+
+/// Everything `main` does once the CPU is known to run this build.
+#[inline(never)]
+fn wired_main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     if argv.len() == 1 {
         // No arguments at all: the help, as a newcomer's first try deserves.
