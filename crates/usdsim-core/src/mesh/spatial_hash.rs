@@ -7,7 +7,7 @@
 //! The table is built by a counting sort, so every bucket lists its items in ascending
 //! order and the same input always gives the same table, whatever the thread count.
 //! Queries may report an item more than once (several cells, hash collisions): callers
-//! sort and deduplicate. Buffers are kept between builds, so a rebuild does not allocate
+//! deduplicate. Buffers are kept between builds, so a rebuild does not allocate
 //! once the table has reached its size.
 
 use glam::{IVec3, Vec3};
