@@ -384,6 +384,21 @@ mod tests {
     }
 
     #[test]
+    fn first_hits_keeps_each_item_once_in_order_per_query() {
+        let mut found = vec![5, 2, 5, 7, 2, 2, 0];
+        super::first_hits(&mut found, 8);
+        assert_eq!(found, [5, 2, 7, 0]);
+        // The next query starts afresh: what the last one saw is not dropped.
+        let mut found = vec![7, 7, 5, 1];
+        super::first_hits(&mut found, 8);
+        assert_eq!(found, [7, 5, 1]);
+        // More items than before: the marks grow.
+        let mut found = vec![11, 3, 11];
+        super::first_hits(&mut found, 12);
+        assert_eq!(found, [11, 3]);
+    }
+
+    #[test]
     fn kept_lists_find_what_a_search_from_scratch_finds() {
         let scene = Scene {
             bodies: vec![sheet("lower", Vec3::ZERO), sheet("upper", Vec3::new(0.0, 0.0, 0.02))],
