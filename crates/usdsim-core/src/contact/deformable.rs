@@ -18,10 +18,11 @@
 //!   displacements, used before, made every neighbour of a fast but smoothly moving cloth
 //!   a contact: 15–25 thousand contacts a substep on a swinging 64² cloth, all projected
 //!   on one thread.) The pairs tested are not searched for every substep: candidate
-//!   lists, built through a spatial hash ([`crate::mesh::spatial_hash`], cells of three
-//!   mean edge lengths) from each vertex's predicted path, serve up to eight substeps
-//!   while every vertex stays near its path ([`candidates`]); they hold every pair the
-//!   test could keep, so the contacts are those of a search from scratch. Detection runs
+//!   lists, built from each vertex's predicted path, serve up to eight substeps while
+//!   every vertex stays near its path ([`candidates`]); they hold every pair the test
+//!   could keep, so the contacts are those of a search from scratch. The lists are
+//!   searched through a bounding-volume hierarchy with normal cones ([`cone_tree`]),
+//!   which skips the smooth parts of a surface against themselves. Detection runs
 //!   in parallel over the pairs in fixed chunks and its output is in (vertex, triangle)
 //!   order, so the contact list is the same for any thread count.
 //! * **Side.** A cloth triangle is two-sided: the side a vertex must stay on is the one
@@ -77,6 +78,7 @@
 //!   another edge is caught by its vertices against the faces far more often than not).
 
 mod candidates;
+mod cone_tree;
 
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
@@ -85,12 +87,14 @@ use crate::mesh::surface::surface_triangles;
 use crate::parallel::colouring::Shared;
 use crate::scene::{BodyKind, Scene};
 use candidates::Candidates;
+use cone_tree::ConeTree;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-/// Spatial hash cell edge, in mean edge lengths of the colliding surfaces.
+/// Spatial hash cell edge (the filter pose's search), in mean edge lengths of the
+/// colliding surfaces.
 const CELL_EDGES: f32 = 3.0;
 
 /// One vertex–triangle or edge–edge contact of the current substep.
@@ -146,8 +150,6 @@ pub struct Surfaces {
     pose_exempt: Vec<(u32, u32)>,
     cell: f32,
     margin: f32,
-    hash: SpatialHash,
-    boxes: Vec<(Vec3, Vec3)>,
     /// Edges of the colliding surface bodies (global vertex indices, lower first), in
     /// body order and sorted within a body.
     edges: Vec<[u32; 2]>,
@@ -158,10 +160,10 @@ pub struct Surfaces {
     edge_tri: Vec<u32>,
     /// (edge, edge) pairs exempt from self contact (close in the filter pose), sorted.
     edge_pose_exempt: Vec<(u32, u32)>,
-    edge_hash: SpatialHash,
-    edge_boxes: Vec<(Vec3, Vec3)>,
     /// The pairs each substep tests, kept over several substeps ([`candidates`]).
     candidates: Candidates,
+    /// The hierarchy their builds search ([`cone_tree`]).
+    tree: ConeTree,
 }
 
 /// Which bodies collide with themselves.
@@ -226,16 +228,13 @@ impl Surfaces {
             pose_exempt: Vec::new(),
             cell: 0.0,
             margin: 0.0,
-            hash: SpatialHash::default(),
-            boxes: Vec::new(),
             edges: Vec::new(),
             edge_body: Vec::new(),
             edge_tri_start: vec![0],
             edge_tri: Vec::new(),
             edge_pose_exempt: Vec::new(),
-            edge_hash: SpatialHash::default(),
-            edge_boxes: Vec::new(),
             candidates: Candidates::default(),
+            tree: ConeTree::default(),
             local: Vec::new(),
         };
         if enabled {
@@ -299,6 +298,11 @@ impl Surfaces {
                 s.edge_tri_start.truncate(1);
             }
             s.edge_pose_exempt = edge_pose_exemptions(&s, scene, ranges);
+            let mut rest = vec![Vec3::ZERO; vertex_count];
+            for (b, r) in ranges.iter().enumerate() {
+                rest[r.clone()].copy_from_slice(&scene.bodies[b].positions[..r.len()]);
+            }
+            s.tree = ConeTree::new(&s, &rest);
         }
         s.local = local;
         (s, filter)
@@ -363,30 +367,6 @@ impl Surfaces {
         if self.triangles.is_empty() {
             return;
         }
-        let margin = self.margin;
-        let (tris, tri_body, radius) = (&self.triangles, &self.tri_body, &self.radius);
-        self.boxes.resize(tris.len(), (Vec3::ZERO, Vec3::ZERO));
-        self.boxes.par_iter_mut().with_min_len(1024).enumerate().for_each(|(t, bx)| {
-            let tri = tris[t];
-            let (mut lo, mut hi) = (x[tri[0] as usize], x[tri[0] as usize]);
-            for &i in &tri {
-                for p in [x[i as usize], x_prev[i as usize]] {
-                    lo = lo.min(p);
-                    hi = hi.max(p);
-                }
-            }
-            let grow = Vec3::splat(radius[tri_body[t] as usize] + margin);
-            *bx = (lo - grow, hi + grow);
-        });
-        let (edges, edge_body) = (&self.edges, &self.edge_body);
-        self.edge_boxes.resize(edges.len(), (Vec3::ZERO, Vec3::ZERO));
-        self.edge_boxes.par_iter_mut().with_min_len(1024).enumerate().for_each(|(e, bx)| {
-            let [i, j] = edges[e].map(|k| k as usize);
-            let lo = x[i].min(x[j]).min(x_prev[i]).min(x_prev[j]);
-            let hi = x[i].max(x[j]).max(x_prev[i]).max(x_prev[j]);
-            let grow = Vec3::splat(radius[edge_body[e] as usize] + margin);
-            *bx = (lo - grow, hi + grow);
-        });
         self.refresh_candidates(x, x_prev, filter);
         let this = &*self;
         let pairs = &this.candidates.vertex_triangle;
@@ -399,6 +379,30 @@ impl Surfaces {
             let (ea, eb) = pairs[k];
             this.edge_contact(ea, eb, x, x_prev, w, local)
         });
+    }
+
+    /// Triangle `t`'s box over the substep (start and predicted positions), grown by its
+    /// radius and the margin: the first test of every pair it is in.
+    fn triangle_box(&self, t: usize, x: &[Vec3], x_prev: &[Vec3]) -> (Vec3, Vec3) {
+        let tri = self.triangles[t];
+        let (mut lo, mut hi) = (x[tri[0] as usize], x[tri[0] as usize]);
+        for &i in &tri {
+            for p in [x[i as usize], x_prev[i as usize]] {
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+        }
+        let grow = Vec3::splat(self.radius[self.tri_body[t] as usize] + self.margin);
+        (lo - grow, hi + grow)
+    }
+
+    /// Edge `e`'s box over the substep, as [`Self::triangle_box`].
+    fn edge_box(&self, e: usize, x: &[Vec3], x_prev: &[Vec3]) -> (Vec3, Vec3) {
+        let [i, j] = self.edges[e].map(|k| k as usize);
+        let lo = x[i].min(x[j]).min(x_prev[i]).min(x_prev[j]);
+        let hi = x[i].max(x[j]).max(x_prev[i]).max(x_prev[j]);
+        let grow = Vec3::splat(self.radius[self.edge_body[e] as usize] + self.margin);
+        (lo - grow, hi + grow)
     }
 
     fn edge_triangles(&self, e: usize) -> &[u32] {
@@ -450,7 +454,7 @@ impl Surfaces {
         let (ia, ib) = (ea as usize, eb as usize);
         let (ba, bb) = (self.edge_body[ia] as usize, self.edge_body[ib] as usize);
         let (a, b) = (self.edges[ia], self.edges[ib]);
-        let ((lo, hi), (blo, bhi)) = (self.edge_boxes[ia], self.edge_boxes[ib]);
+        let ((lo, hi), (blo, bhi)) = (self.edge_box(ia, x, x_prev), self.edge_box(ib, x, x_prev));
         if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
             return;
         }
@@ -578,7 +582,7 @@ impl Surfaces {
         let grow = Vec3::splat(rv + self.margin);
         let (lo, hi) = (p0.min(p1) - grow, p0.max(p1) + grow);
         let tri = self.triangles[ti];
-        let (blo, bhi) = self.boxes[ti];
+        let (blo, bhi) = self.triangle_box(ti, x, x_prev);
         if !(lo.cmple(bhi).all() && blo.cmple(hi).all()) {
             return;
         }

@@ -25,9 +25,6 @@ pub struct SpatialHash {
     /// `start[b]..start[b + 1]` indexes `items` for bucket `b`.
     start: Vec<u32>,
     items: Vec<u32>,
-    /// `item_boxes[k]` is the box of `items[k]`: a query reads the boxes it tests in
-    /// bucket order instead of gathering them from the caller's array.
-    item_boxes: Vec<(Vec3, Vec3)>,
     /// (bucket, item) entries of the current build, reused.
     entries: Vec<(u32, u32)>,
     /// Items whose boxes cover too many cells: tested by every query.
@@ -76,14 +73,11 @@ impl SpatialHash {
         }
         self.items.clear();
         self.items.resize(self.entries.len(), 0);
-        self.item_boxes.clear();
-        self.item_boxes.resize(self.entries.len(), (Vec3::ZERO, Vec3::ZERO));
         // Counting sort: entries come in item order, so each bucket stays ascending.
         let mut fill: Vec<u32> = self.start[..buckets].to_vec();
         for &(b, i) in &self.entries {
             let k = fill[b as usize] as usize;
             self.items[k] = i;
-            self.item_boxes[k] = boxes[i as usize];
             fill[b as usize] += 1;
         }
     }
@@ -138,49 +132,6 @@ impl SpatialHash {
         }
         true
     }
-
-    /// Calls `f` with every item above `above` (all items with `None`) whose box
-    /// overlaps the box `(lo, hi)`, possibly more than once; `boxes` are the boxes of the
-    /// last build. Buckets list their items in ascending order, so the items at or below
-    /// `above` are skipped without being read (a search for pairs `(i, j > i)` reads half
-    /// the entries), and the boxes are read from a copy in bucket order rather than
-    /// gathered from `boxes`.
-    pub fn query_overlaps(
-        &self,
-        lo: Vec3,
-        hi: Vec3,
-        above: Option<u32>,
-        boxes: &[(Vec3, Vec3)],
-        mut f: impl FnMut(u32),
-    ) {
-        if self.start.len() < 2 {
-            return;
-        }
-        let keep = |i: u32| above.is_none_or(|a| i > a);
-        let overlaps = |(blo, bhi): (Vec3, Vec3)| lo.cmple(bhi).all() && blo.cmple(hi).all();
-        for &i in &self.overflow {
-            if keep(i) && overlaps(boxes[i as usize]) {
-                f(i);
-            }
-        }
-        let in_cells = self.for_each_bucket(lo, hi, |s, e| {
-            let first = above.map_or(s, |a| s + self.items[s..e].partition_point(|&i| i <= a));
-            for k in first..e {
-                if overlaps(self.item_boxes[k]) {
-                    f(self.items[k]);
-                }
-            }
-        });
-        if !in_cells {
-            // A huge query box (a vertex flying away): scan everything rather than loop
-            // over millions of cells.
-            for (&i, &bx) in self.items.iter().zip(&self.item_boxes) {
-                if keep(i) && overlaps(bx) {
-                    f(i);
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -198,17 +149,6 @@ mod tests {
         let mut h = SpatialHash::default();
         h.build(0.25, &boxes);
         for (q, &(lo, hi)) in boxes.iter().enumerate() {
-            let mut above = vec![];
-            h.query_overlaps(lo, hi, Some(q as u32), &boxes, |i| above.push(i));
-            above.sort();
-            above.dedup();
-            let expected: Vec<u32> = (q as u32 + 1..boxes.len() as u32)
-                .filter(|&i| {
-                    let (l2, h2) = boxes[i as usize];
-                    lo.cmple(h2).all() && l2.cmple(hi).all()
-                })
-                .collect();
-            assert_eq!(above, expected, "box {q}");
             let mut found = vec![];
             h.query(lo, hi, |i| found.push(i));
             found.sort();

@@ -1,7 +1,8 @@
 //! Candidate pairs of the deformable contact search, kept over several substeps: a
 //! Verlet list (Verlet 1967, "Computer experiments on classical fluids") whose skin is
-//! checked against a prediction of the motion, so that the spatial hash is built and
-//! queried once every few substeps instead of every substep.
+//! checked against a prediction of the motion, so that the hierarchy
+//! ([`super::cone_tree`]) is refitted and searched once every few substeps instead of
+//! every substep.
 //!
 //! **What a list must hold.** A substep keeps the pair (vertex `p`, triangle with
 //! vertices `k`), or two edges, when its distance at the predicted positions is within
@@ -24,9 +25,11 @@
 //! whose distance at `B` exceeds `d + margin` plus `N·Δv + 2Δδ + (N(N + 1)/2 + 2N)·Δa + 3s`
 //! cannot be kept by any substep of the window, and the list holds every other pair. The
 //! bound counts *relative* motion, so a cloth that swings or falls smoothly has no
-//! candidates beyond its real close pairs. The spatial hash that finds them holds each
-//! vertex's box along its path, grown by its share of the same bound; two boxes apart
-//! means the pair stays out of reach.
+//! candidates beyond its real close pairs. The hierarchy that finds them is refitted to
+//! each vertex's box along its path, grown by its share of the same bound; two boxes
+//! apart means the pair stays out of reach. It also skips smooth regions against
+//! themselves, whose pairs no substep of the window can keep (see its documentation),
+//! so a list may lack pairs the bound alone would keep, never a pair a substep keeps.
 //!
 //! **Same contacts.** Every substep applies to the listed pairs exactly the tests of a
 //! search from scratch (swept boxes, reach, side), in the same (vertex, triangle) and
@@ -34,16 +37,16 @@
 //! contacts, and the bake, are the same whenever the list was built; a resumed bake
 //! (which starts with no list) stays byte-identical to an uninterrupted one.
 
-use super::{collect_in_order, Surfaces};
+use super::cone_tree::{Found, LeafPair, Sampled, NONE};
+use super::Surfaces;
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use glam::Vec3;
 use rayon::prelude::*;
-use std::cell::RefCell;
 
 /// Substeps one list may serve. A longer window grows the bound, and with it the list
 /// and the boxes the build hashes.
-const WINDOW: u32 = 8;
+pub(super) const WINDOW: u32 = 8;
 
 /// The skin `s`, in contact margins: how far a vertex may stray from its predicted path
 /// before the list is rebuilt.
@@ -184,8 +187,30 @@ impl Surfaces {
             let grow = Vec3::splat(p.step.length() + last * p.acceleration.length() + slack);
             (lo - grow, hi + grow)
         }));
-        c.vertex_triangle = self.vertex_triangle_candidates(&c, filter, skin);
-        c.edge_edge = self.edge_candidates(&c, filter, skin);
+        let middle = 0.5 * last;
+        let sampled: Vec<Sampled> = paths
+            .par_iter()
+            .with_min_len(1024)
+            .zip(&c.boxes)
+            .map(|(p, &(lo, hi))| Sampled {
+                samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
+                lo,
+                hi,
+                step: p.step,
+                acceleration: p.acceleration,
+                // A path of constant acceleration leaves the chord between samples `L`
+                // substeps apart by at most `|a|·L²/8`; the check lets it stray half a skin.
+                stray: p.acceleration.length() * middle * middle / 8.0 + 0.5 * skin,
+            })
+            .collect();
+        let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
+        let mut tree = std::mem::take(&mut self.tree);
+        tree.refit(self, &sampled, &keep);
+        let found = tree
+            .search(self, filter, &|out: &mut Found, pair: LeafPair| self.test_leaf_pair(&c, filter, skin, out, pair));
+        self.tree = tree;
+        c.vertex_triangle = found.vertex_triangle;
+        c.edge_edge = found.edge_edge;
         c.served = 1;
         c.builds += 1;
         self.candidates = c;
@@ -208,125 +233,86 @@ impl Surfaces {
         self.margin + 3.0 * skin + last * dv + 2.0 * dd + (0.5 * last * (last + 1.0) + 2.0 * last) * da
     }
 
-    /// The (vertex, triangle) pairs within the window's bound, from a spatial hash of the
-    /// triangles' boxes along their paths.
-    fn vertex_triangle_candidates(&mut self, c: &Candidates, filter: &FilterTable, skin: f32) -> Vec<(u32, u32)> {
-        let union = |ids: &[u32], grow: f32| {
-            let (mut lo, mut hi) = c.boxes[ids[0] as usize];
-            for &i in &ids[1..] {
-                lo = lo.min(c.boxes[i as usize].0);
-                hi = hi.max(c.boxes[i as usize].1);
-            }
-            (lo - Vec3::splat(grow), hi + Vec3::splat(grow))
+    /// Tests leaf pair `pair` of the tree's search: each owned vertex of one triangle
+    /// against the other triangle, and each owned edge of one against each of the other,
+    /// keeping the pairs whose boxes along their paths overlap, within the window's bound
+    /// and allowed by the filters.
+    fn test_leaf_pair(&self, c: &Candidates, filter: &FilterTable, skin: f32, out: &mut Found, pair: LeafPair) {
+        let grown = |i: u32, r: f32| {
+            let (lo, hi) = c.boxes[i as usize];
+            (lo - Vec3::splat(r), hi + Vec3::splat(r))
         };
-        let boxes: Vec<(Vec3, Vec3)> =
-            self.triangles.iter().zip(&self.tri_body).map(|(tri, &b)| union(tri, self.radius[b as usize])).collect();
-        self.hash.build(self.cell, &boxes);
-        let this = &*self;
-        let mut out = Vec::new();
-        collect_in_order(this.vertices.len(), &mut out, |k, found, local| {
-            let v = this.vertices[k];
-            let vi = v as usize;
-            let rv = this.radius[this.vertex_body[vi] as usize];
-            let (lo, hi) = union(&[v], rv);
-            found.clear();
-            this.hash.query_overlaps(lo, hi, None, &boxes, |t| found.push(t));
-            first_hits(found, boxes.len());
-            let kept_from = local.len();
-            let p = c.paths[vi].base;
-            for &t in found.iter() {
-                let tri = this.triangles[t as usize];
-                if tri.contains(&v) {
+        let overlap = |a: (Vec3, Vec3), b: (Vec3, Vec3)| a.0.cmple(b.1).all() && b.0.cmple(a.1).all();
+        for side in 0..2 {
+            let t = pair.triangles[1 - side];
+            let tri = self.triangles[t as usize];
+            let rt = self.radius[self.tri_body[t as usize] as usize];
+            let tri_box = {
+                let (mut lo, mut hi) = c.boxes[tri[0] as usize];
+                for &i in &tri[1..] {
+                    lo = lo.min(c.boxes[i as usize].0);
+                    hi = hi.max(c.boxes[i as usize].1);
+                }
+                (lo - Vec3::splat(rt), hi + Vec3::splat(rt))
+            };
+            for &v in &pair.vertices[side] {
+                if v == NONE || tri.contains(&v) {
                     continue;
                 }
+                let rv = self.radius[self.vertex_body[v as usize] as usize];
+                if !overlap(grown(v, rv), tri_box) {
+                    continue;
+                }
+                let p = c.paths[v as usize].base;
                 let [a, b, cc] = tri.map(|i| c.paths[i as usize].base);
                 let (bary, _) = closest_point(p, a, b, cc);
                 let dist = p.distance(point(bary, a, b, cc));
-                let d = rv + this.radius[this.tri_body[t as usize] as usize];
-                if dist <= d + this.reach_bound(&[v], &tri, &c.paths, skin) && this.vertex_pair_allowed(filter, v, t) {
-                    local.push((v, t));
+                if dist <= rv + rt + self.reach_bound(&[v], &tri, &c.paths, skin)
+                    && self.vertex_pair_allowed(filter, v, t)
+                {
+                    out.vertex_triangle.push((v, t));
                 }
             }
-            // Hits came in bucket order: the kept few go out in ascending order.
-            local[kept_from..].sort_unstable();
-        });
-        out
-    }
-
-    /// The (edge, edge) pairs within the window's bound, as for vertex–triangle pairs.
-    fn edge_candidates(&mut self, c: &Candidates, filter: &FilterTable, skin: f32) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
-        if self.edges.is_empty() {
-            return out;
         }
-        let boxes: Vec<(Vec3, Vec3)> = self
-            .edges
-            .iter()
-            .zip(&self.edge_body)
-            .map(|(e, &b)| {
-                let grow = Vec3::splat(self.radius[b as usize]);
-                let ([l0, h0], [l1, h1]) = (e.map(|i| c.boxes[i as usize].0), e.map(|i| c.boxes[i as usize].1));
-                (l0.min(h0) - grow, l1.max(h1) + grow)
-            })
-            .collect();
-        self.edge_hash.build(self.cell, &boxes);
-        let this = &*self;
-        let boxes = &boxes;
-        collect_in_order(this.edges.len(), &mut out, |e, found, local| {
-            let ea = e as u32;
-            let (lo, hi) = boxes[e];
-            found.clear();
-            this.edge_hash.query_overlaps(lo, hi, Some(ea), boxes, |f| found.push(f));
-            first_hits(found, boxes.len());
-            let kept_from = local.len();
-            let a = this.edges[e];
-            let [a0, a1] = a.map(|i| c.paths[i as usize].base);
-            for &eb in found.iter() {
-                let b = this.edges[eb as usize];
-                // Neighbours sharing a vertex are most of the boxes' overlaps and never a pair.
-                if a.iter().any(|v| b.contains(v)) {
+        let edge_box = |e: u32| {
+            let [i, j] = self.edges[e as usize];
+            let r = self.radius[self.edge_body[e as usize] as usize];
+            let ((l0, h0), (l1, h1)) = (grown(i, r), grown(j, r));
+            (l0.min(l1), h0.max(h1))
+        };
+        for &ea in &pair.edges[0] {
+            if ea == NONE {
+                continue;
+            }
+            let a = self.edges[ea as usize];
+            let abox = edge_box(ea);
+            for &eb in &pair.edges[1] {
+                if eb == NONE {
                     continue;
                 }
-                let [b0, b1] = b.map(|i| c.paths[i as usize].base);
+                let b = self.edges[eb as usize];
+                if a.iter().any(|v| b.contains(v)) || !overlap(abox, edge_box(eb)) {
+                    continue;
+                }
+                // Lower edge first, as every other test of the pair computes it.
+                let (lo, hi) = (ea.min(eb), ea.max(eb));
+                let (p, q) = (self.edges[lo as usize], self.edges[hi as usize]);
+                let [a0, a1] = p.map(|i| c.paths[i as usize].base);
+                let [b0, b1] = q.map(|i| c.paths[i as usize].base);
                 let (s, t) = closest_segment_params(a0, a1, b0, b1);
                 let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
-                let d = this.radius[this.edge_body[e] as usize] + this.radius[this.edge_body[eb as usize] as usize];
-                if dist <= d + this.reach_bound(&a, &b, &c.paths, skin) && this.edge_pair_allowed(filter, ea, eb) {
-                    local.push((ea, eb));
+                let d = self.radius[self.edge_body[ea as usize] as usize]
+                    + self.radius[self.edge_body[eb as usize] as usize];
+                if dist <= d + self.reach_bound(&p, &q, &c.paths, skin) && self.edge_pair_allowed(filter, lo, hi) {
+                    out.edge_edge.push((lo, hi));
                 }
             }
-            // Hits came in bucket order: the kept few go out in ascending order.
-            local[kept_from..].sort_unstable();
-        });
-        out
-    }
-}
-
-thread_local! {
-    /// Per thread: a query counter and, per hash item, the query that last saw it.
-    static SEEN: RefCell<(u32, Vec<u32>)> = const { RefCell::new((0, Vec::new())) };
-}
-
-/// Keeps the first occurrence of every item in `found` (a hash query's hits, items below
-/// `items`), in order. A query reports an item once for every cell they share; marking
-/// the items seen costs a store per hit where sorting the hits cost a tenth of a 64²
-/// cloth's frame with self contact.
-fn first_hits(found: &mut Vec<u32>, items: usize) {
-    SEEN.with(|seen| {
-        let (query, seen) = &mut *seen.borrow_mut();
-        if seen.len() < items || *query == u32::MAX {
-            seen.clear();
-            seen.resize(items, 0);
-            *query = 0;
         }
-        *query += 1;
-        let q = *query;
-        found.retain(|&i| std::mem::replace(&mut seen[i as usize], q) != q);
-    });
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Contact, SelfContact, Surfaces};
     use crate::mesh::grid::cloth;
     use crate::scene::{Body, BodyKind, Scene};
@@ -375,27 +361,13 @@ mod tests {
             .collect()
     }
 
-    fn same(a: &[Contact], b: &[Contact]) -> bool {
+    /// Whether two contact lists are the same, field by field.
+    pub(in crate::contact::deformable) fn same(a: &[Contact], b: &[Contact]) -> bool {
         a.len() == b.len()
             && a.iter().zip(b).all(|(p, q)| {
                 (p.vertex, p.triangle, p.edge, p.side, p.normal, p.distance, p.overlap)
                     == (q.vertex, q.triangle, q.edge, q.side, q.normal, q.distance, q.overlap)
             })
-    }
-
-    #[test]
-    fn first_hits_keeps_each_item_once_in_order_per_query() {
-        let mut found = vec![5, 2, 5, 7, 2, 2, 0];
-        super::first_hits(&mut found, 8);
-        assert_eq!(found, [5, 2, 7, 0]);
-        // The next query starts afresh: what the last one saw is not dropped.
-        let mut found = vec![7, 7, 5, 1];
-        super::first_hits(&mut found, 8);
-        assert_eq!(found, [7, 5, 1]);
-        // More items than before: the marks grow.
-        let mut found = vec![11, 3, 11];
-        super::first_hits(&mut found, 12);
-        assert_eq!(found, [11, 3]);
     }
 
     #[test]

@@ -1,0 +1,787 @@
+//! The broad phase of the candidate lists: a bounding-volume hierarchy over every
+//! colliding surface whose nodes also carry a *normal cone*, so that smooth parts of a
+//! cloth are never searched against themselves (Volino & Magnenat-Thalmann 1994,
+//! "Efficient self-collision detection on smoothly discretized surface animations using
+//! geometrical shape regularity"; Provot 1997, "Collision and self-collision handling in
+//! cloth model dedicated to design garments").
+//!
+//! **The tree.** Built once per body from its rest positions by median splits of the
+//! triangles' centroids along the longest axis, down to one triangle a leaf. Every
+//! vertex and every edge is *owned* by one of its triangles (the first), so that a
+//! (vertex, triangle) or (edge, edge) pair comes from exactly one pair of leaves: the
+//! owner's and the other's. Each list build refits the boxes (each vertex's box along its
+//! predicted path, as [`super::candidates`] grows it) and the cones bottom up.
+//!
+//! **Why a smooth region can be skipped.** Take a region `R` of one body whose triangles
+//! are connected through shared edges, whose normals stay within a cone of half-angle
+//! `θ < 90°` all window long, and whose triangles' altitudes stay at least `h`. Seen along
+//! the cone's axis, `R` is a height field: its projection onto the plane across the axis
+//! overlaps nowhere, and it shortens lengths by at most `cos θ`. A vertex `v` of `R` and a
+//! triangle of `R` it does not belong to are then at least `h·cos θ` apart: the triangle
+//! lies outside `v`'s star, whose projection reaches `v`'s opposite edges no closer than
+//! `h·cos θ`. Two edges of `R` sharing no vertex are as far (their closest points include
+//! an end, which is outside the other edge's triangles). So when `h·cos θ` exceeds what a
+//! substep keeps (the thickness, margin, the region's relative substep motion and the
+//! skin), no pair inside `R` can become a contact in the window, and the search skips `R`
+//! against itself; pairs between `R` and the rest are still searched.
+//!
+//! The argument needs the projection not to fold over itself across a gap in `R`, which a
+//! connected, near-isometric cloth patch cannot do without tearing; and it fails at rest
+//! for meshes with slits or split seams, whose sides touch though they share no edge. So
+//! a node may be skipped only when its triangles are connected and when, at rest, no pair
+//! inside it is closer than the body's smallest altitude (checked once, when the tree is
+//! built). The cones are taken from the normals at four points of the window (the start,
+//! the predicted position and the predicted ends of the middle and last substeps) and
+//! widened by what the paths can curve between them and by the skin.
+
+use super::Surfaces;
+use crate::contact::filter_table::FilterTable;
+use crate::mesh::closest::{closest_point, closest_segment_params, point};
+use glam::Vec3;
+use std::collections::{HashMap, HashSet};
+
+/// No child, owner or feature.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// Below this many leaves a subtree is searched on one thread.
+const SPLIT_LEAVES: u32 = 512;
+
+/// One node of a body's tree: the triangles `first..first + count` of [`ConeTree::order`].
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    left: u32,
+    right: u32,
+    first: u32,
+    count: u32,
+    /// Connected through shared edges, and no pair inside closer at rest than the
+    /// body's smallest altitude: the cone test may skip it.
+    prunable: bool,
+    /// Some pair under it is closer at rest than the body's smallest altitude: no two
+    /// of its parts are skipped against each other.
+    close: bool,
+    parent: u32,
+}
+
+/// What a refit knows of a node over the window.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Bound {
+    lo: Vec3,
+    hi: Vec3,
+    /// Normal cone: axis and the cosine and sine of its half-angle (widened by the
+    /// path's tolerance); a cosine of zero or less holds every direction.
+    axis: Vec3,
+    cos: f32,
+    sin: f32,
+    /// Smallest triangle altitude at the samples, less the skin.
+    altitude: f32,
+    /// The largest relative substep motion of two vertices of one triangle of the node
+    /// (`|Δδ| + N·|Δa|`, module documentation).
+    motion: f32,
+}
+
+impl Default for Bound {
+    fn default() -> Self {
+        Bound { lo: Vec3::ZERO, hi: Vec3::ZERO, axis: Vec3::Z, cos: 0.0, sin: 1.0, altitude: 0.0, motion: 0.0 }
+    }
+}
+
+/// A cone holding cones `a` and `b` (axis, cosine and sine of the half-angle), or a
+/// wide one: the bisector of the axes, opened by half the angle between them beyond
+/// the wider cone (no more than 1.5 times the smallest such cone's angle, and free of
+/// trigonometry: a refit merges every node).
+fn merge_cones(a: (Vec3, f32, f32), b: (Vec3, f32, f32)) -> (Vec3, f32, f32) {
+    const WIDE: (Vec3, f32, f32) = (Vec3::Z, 0.0, 1.0);
+    if a.1 <= 0.0 || b.1 <= 0.0 {
+        return WIDE;
+    }
+    let c = a.0.dot(b.0).clamp(-1.0, 1.0);
+    let s = (1.0 - c * c).sqrt();
+    // One inside the other: the angle between the axes plus the inner one's half-angle
+    // is within the outer one's (compared through cosines).
+    if c * b.1 - s * b.2 >= a.1 {
+        return a;
+    }
+    if c * a.1 - s * a.2 >= b.1 {
+        return b;
+    }
+    let Some(axis) = (a.0 + b.0).try_normalize() else { return WIDE };
+    let (ch, sh) = ((0.5 * (1.0 + c)).sqrt(), (0.5 * (1.0 - c)).sqrt());
+    let (cm, sm) = if a.1 < b.1 { (a.1, a.2) } else { (b.1, b.2) };
+    let cos = ch * cm - sh * sm;
+    if cos <= 0.0 {
+        return WIDE;
+    }
+    (axis, cos, sh * cm + ch * sm)
+}
+
+fn merge(a: &Bound, b: &Bound) -> Bound {
+    let (axis, cos, sin) = merge_cones((a.axis, a.cos, a.sin), (b.axis, b.cos, b.sin));
+    Bound {
+        lo: a.lo.min(b.lo),
+        hi: a.hi.max(b.hi),
+        axis,
+        cos,
+        sin,
+        altitude: a.altitude.min(b.altitude),
+        motion: a.motion.max(b.motion),
+    }
+}
+
+/// Whether a region with bound `b` can hold no pair a substep keeps (module
+/// documentation): its smallest altitude seen along the cone's axis beats the relative
+/// motion of its near vertices.
+fn smooth(b: &Bound) -> bool {
+    b.cos > 0.0 && b.altitude > 0.0 && b.altitude * b.cos > 3.0 * b.motion
+}
+
+fn overlap(a: &Bound, b: &Bound) -> bool {
+    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
+}
+
+/// Per-vertex input of a refit: the positions sampled over the window (start, predicted,
+/// and the predicted ends of the middle and last substeps), the box along the path, the
+/// inertial step, the acceleration and how far the path strays from the samples' chords.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Sampled {
+    pub(super) samples: [Vec3; 4],
+    pub(super) lo: Vec3,
+    pub(super) hi: Vec3,
+    pub(super) step: Vec3,
+    pub(super) acceleration: Vec3,
+    pub(super) stray: f32,
+}
+
+/// Pairs found by one search.
+#[derive(Default)]
+pub(super) struct Found {
+    pub(super) vertex_triangle: Vec<(u32, u32)>,
+    pub(super) edge_edge: Vec<(u32, u32)>,
+}
+
+impl Found {
+    fn append(&mut self, mut other: Found) {
+        self.vertex_triangle.append(&mut other.vertex_triangle);
+        self.edge_edge.append(&mut other.edge_edge);
+    }
+}
+
+/// The hierarchy of every colliding body, built once with the surfaces.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ConeTree {
+    nodes: Vec<Node>,
+    /// Triangles (global) in leaf order; a node's are a contiguous run.
+    order: Vec<u32>,
+    /// (body, root node) for every body with colliding triangles.
+    roots: Vec<(u32, u32)>,
+    /// Per triangle, the vertices and edges it owns (NONE-padded).
+    owned_vertices: Vec<[u32; 3]>,
+    owned_edges: Vec<[u32; 3]>,
+    /// Per node, refitted at every list build.
+    bounds: Vec<Bound>,
+    /// Pairs of disjoint nodes of comparable size (within a factor of two, as the
+    /// search pairs them) that share an edge: `adjacent[adjacent_start[a]..
+    /// adjacent_start[a + 1]]` lists the higher nodes paired with node `a`.
+    adjacent_start: Vec<u32>,
+    adjacent: Vec<u32>,
+    /// Whether smooth regions are skipped (off: a plain BVH, for tests).
+    pub(super) cones: bool,
+}
+
+/// Each triangle's neighbours through shared edges (NONE-padded).
+fn edge_neighbours(triangles: &[[u32; 3]]) -> Vec<[u32; 3]> {
+    let mut by_edge: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+    for (t, tri) in triangles.iter().enumerate() {
+        for j in 0..3 {
+            let (a, b) = (tri[j], tri[(j + 1) % 3]);
+            by_edge.entry((a.min(b), a.max(b))).or_default().push(t as u32);
+        }
+    }
+    let mut out = vec![[NONE; 3]; triangles.len()];
+    for (t, tri) in triangles.iter().enumerate() {
+        for j in 0..3 {
+            let (a, b) = (tri[j], tri[(j + 1) % 3]);
+            let other = by_edge[&(a.min(b), a.max(b))].iter().copied().find(|&o| o != t as u32);
+            out[t][j] = other.unwrap_or(NONE);
+        }
+    }
+    out
+}
+
+/// Smallest altitude of triangle `[a, b, c]`: twice its area over its longest edge.
+fn altitude(a: Vec3, b: Vec3, c: Vec3) -> f32 {
+    let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared()).sqrt();
+    let area2 = (b - a).cross(c - a).length();
+    if longest > 0.0 {
+        area2 / longest
+    } else {
+        0.0
+    }
+}
+
+impl ConeTree {
+    /// Builds the trees of `s`'s colliding bodies from the rest positions `rest`
+    /// (global vertex indices).
+    pub(super) fn new(s: &Surfaces, rest: &[Vec3]) -> ConeTree {
+        let mut tree = ConeTree { cones: true, ..Default::default() };
+        let tris = &s.triangles;
+        // Owners: a vertex's first triangle, an edge's first triangle.
+        let mut vertex_owner = vec![NONE; rest.len()];
+        tree.owned_vertices = vec![[NONE; 3]; tris.len()];
+        for (t, tri) in tris.iter().enumerate() {
+            for (j, &v) in tri.iter().enumerate() {
+                if vertex_owner[v as usize] == NONE {
+                    vertex_owner[v as usize] = t as u32;
+                    tree.owned_vertices[t][j] = v;
+                }
+            }
+        }
+        tree.owned_edges = vec![[NONE; 3]; tris.len()];
+        let mut tri_start = vec![NONE; s.radius.len()];
+        for (t, &b) in s.tri_body.iter().enumerate().rev() {
+            tri_start[b as usize] = t as u32;
+        }
+        for e in 0..s.edges.len() {
+            let b = s.edge_body[e] as usize;
+            let t = (tri_start[b] + s.edge_triangles(e)[0]) as usize;
+            let slot = tree.owned_edges[t].iter().position(|&x| x == NONE).expect("a triangle has three edges");
+            tree.owned_edges[t][slot] = e as u32;
+        }
+        let neighbours = edge_neighbours(tris);
+        let mut label = vec![NONE; tris.len()];
+        let mut t = 0;
+        while t < tris.len() {
+            let b = s.tri_body[t];
+            let end = (t..tris.len()).find(|&k| s.tri_body[k] != b).unwrap_or(tris.len());
+            tree.order.extend(t as u32..end as u32);
+            let root = tree.build(t as u32, (end - t) as u32, tris, rest);
+            tree.roots.push((b, root));
+            t = end;
+        }
+        // Whether each node's triangles are connected through shared edges: a union-find
+        // over the node's run (every level holds each triangle once, so this costs the
+        // triangle count times the tree's depth).
+        let mut connected = vec![true; tree.nodes.len()];
+        let mut parent: Vec<u32> = Vec::new();
+        for (n, node) in tree.nodes.iter().enumerate() {
+            if node.left == NONE {
+                continue;
+            }
+            let run = tree.run(node);
+            for (k, &t) in run.iter().enumerate() {
+                label[t as usize] = k as u32;
+            }
+            parent.clear();
+            parent.extend(0..run.len() as u32);
+            fn find(parent: &mut [u32], mut k: u32) -> u32 {
+                while parent[k as usize] != k {
+                    parent[k as usize] = parent[parent[k as usize] as usize];
+                    k = parent[k as usize];
+                }
+                k
+            }
+            let mut groups = run.len();
+            for (k, &t) in run.iter().enumerate() {
+                for &o in &neighbours[t as usize] {
+                    let inside =
+                        o != NONE && (label[o as usize] as usize) < run.len() && run[label[o as usize] as usize] == o;
+                    if inside {
+                        let (a, b) = (find(&mut parent, k as u32), find(&mut parent, label[o as usize]));
+                        if a != b {
+                            parent[a as usize] = b;
+                            groups -= 1;
+                        }
+                    }
+                }
+            }
+            connected[n] = groups == 1;
+        }
+        // Adjacent node pairs: the ancestors of two triangles sharing an edge, below
+        // where their branches meet.
+        let mut leaf_of = vec![NONE; tris.len()];
+        for (n, node) in tree.nodes.iter().enumerate() {
+            if node.left == NONE {
+                leaf_of[tree.order[node.first as usize] as usize] = n as u32;
+            }
+        }
+        let chain = |mut n: u32| {
+            let mut out = Vec::new();
+            while n != NONE {
+                out.push(n);
+                n = tree.nodes[n as usize].parent;
+            }
+            out
+        };
+        let mut adjacent = HashSet::new();
+        for (t, ns) in neighbours.iter().enumerate() {
+            for &o in ns.iter().filter(|&&o| o != NONE && o > t as u32) {
+                let (ca, cb) = (chain(leaf_of[t]), chain(leaf_of[o as usize]));
+                let common = ca.iter().rev().zip(cb.iter().rev()).take_while(|(x, y)| x == y).count();
+                for &x in &ca[..ca.len() - common] {
+                    for &y in &cb[..cb.len() - common] {
+                        let (cx, cy) = (tree.nodes[x as usize].count, tree.nodes[y as usize].count);
+                        if cx <= 2 * cy && cy <= 2 * cx {
+                            adjacent.insert((x.min(y), x.max(y)));
+                        }
+                    }
+                }
+            }
+        }
+        let mut adjacent: Vec<(u32, u32)> = adjacent.into_iter().collect();
+        adjacent.sort_unstable();
+        tree.adjacent_start = vec![0; tree.nodes.len() + 1];
+        for &(a, _) in &adjacent {
+            tree.adjacent_start[a as usize + 1] += 1;
+        }
+        for n in 0..tree.nodes.len() {
+            tree.adjacent_start[n + 1] += tree.adjacent_start[n];
+        }
+        tree.adjacent = adjacent.iter().map(|&(_, b)| b).collect();
+        // Pairs closer at rest than the body's smallest altitude (slits, split seams,
+        // folded rest shapes) keep the nodes holding them from being skipped.
+        let mut smallest = vec![f32::INFINITY; s.radius.len()];
+        for (t, tri) in tris.iter().enumerate() {
+            let [a, b, c] = tri.map(|i| rest[i as usize]);
+            let h = &mut smallest[s.tri_body[t] as usize];
+            *h = h.min(altitude(a, b, c));
+        }
+        tree.bounds = vec![Bound::default(); tree.nodes.len()];
+        for n in (0..tree.nodes.len()).rev() {
+            let node = tree.nodes[n];
+            tree.bounds[n] = if node.left == NONE {
+                let t = tree.order[node.first as usize] as usize;
+                let [a, b, c] = tris[t].map(|i| rest[i as usize]);
+                let grow = Vec3::splat(0.5 * smallest[s.tri_body[t] as usize]);
+                Bound { lo: a.min(b).min(c) - grow, hi: a.max(b).max(c) + grow, ..Default::default() }
+            } else {
+                merge(&tree.bounds[node.left as usize], &tree.bounds[node.right as usize])
+            };
+        }
+        let mut close = vec![false; tree.nodes.len()];
+        for &(b, root) in &tree.roots {
+            let h = 0.999 * smallest[b as usize];
+            tree.self_search(root, &mut |origin, t1, t2| {
+                if tree.close_at_rest(s, rest, t1, t2, h) {
+                    close[origin as usize] = true;
+                }
+            });
+        }
+        for n in (0..tree.nodes.len()).rev() {
+            let node = tree.nodes[n];
+            if node.left != NONE {
+                close[n] |= close[node.left as usize] || close[node.right as usize];
+            }
+            tree.nodes[n].prunable = connected[n] && !close[n];
+            tree.nodes[n].close = close[n];
+        }
+        tree
+    }
+
+    fn run(&self, node: &Node) -> &[u32] {
+        &self.order[node.first as usize..(node.first + node.count) as usize]
+    }
+
+    /// Builds the subtree over `order[first..first + count]`; returns its node.
+    fn build(&mut self, first: u32, count: u32, tris: &[[u32; 3]], rest: &[Vec3]) -> u32 {
+        let n = self.nodes.len() as u32;
+        self.nodes.push(Node { left: NONE, right: NONE, first, count, prunable: false, close: false, parent: NONE });
+        if count == 1 {
+            return n;
+        }
+        let centre = |t: u32| tris[t as usize].iter().map(|&i| rest[i as usize]).sum::<Vec3>() / 3.0;
+        let run = &mut self.order[first as usize..(first + count) as usize];
+        let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+        for &t in run.iter() {
+            lo = lo.min(centre(t));
+            hi = hi.max(centre(t));
+        }
+        let axis = (hi - lo).max_position();
+        let half = count / 2;
+        // Ties broken by index, so the tree does not depend on the sort's internals.
+        run.select_nth_unstable_by(half as usize, |&a, &b| centre(a)[axis].total_cmp(&centre(b)[axis]).then(a.cmp(&b)));
+        let left = self.build(first, half, tris, rest);
+        let right = self.build(first + half, count - half, tris, rest);
+        self.nodes[n as usize].left = left;
+        self.nodes[n as usize].right = right;
+        self.nodes[left as usize].parent = n;
+        self.nodes[right as usize].parent = n;
+        n
+    }
+
+    /// Whether leaves `t1`, `t2` hold a pair (owned feature of one against the other) closer than `h` at rest.
+    fn close_at_rest(&self, s: &Surfaces, rest: &[Vec3], t1: u32, t2: u32, h: f32) -> bool {
+        let at = |i: u32| rest[i as usize];
+        let vt = |t: u32, u: u32| {
+            let tri = s.triangles[u as usize];
+            self.owned_vertices[t as usize].iter().filter(|&&v| v != NONE && !tri.contains(&v)).any(|&v| {
+                let [a, b, c] = tri.map(at);
+                let (bary, _) = closest_point(at(v), a, b, c);
+                at(v).distance(point(bary, a, b, c)) < h
+            })
+        };
+        let ee = || {
+            self.owned_edges[t1 as usize].iter().filter(|&&e| e != NONE).any(|&e| {
+                self.owned_edges[t2 as usize].iter().filter(|&&f| f != NONE).any(|&f| {
+                    let (a, b) = (s.edges[e as usize], s.edges[f as usize]);
+                    if a.iter().any(|v| b.contains(v)) {
+                        return false;
+                    }
+                    let ([a0, a1], [b0, b1]) = (a.map(at), b.map(at));
+                    let (u, w) = closest_segment_params(a0, a1, b0, b1);
+                    a0.lerp(a1, u).distance(b0.lerp(b1, w)) < h
+                })
+            })
+        };
+        vt(t1, t2) || vt(t2, t1) || ee()
+    }
+
+    /// Calls `leaf_pair(origin, t1, t2)` for every pair of distinct leaves under `root`
+    /// whose boxes overlap and that no skipped node holds, `origin` the node where their
+    /// branches part. On one thread.
+    fn self_search(&self, root: u32, leaf_pair: &mut impl FnMut(u32, u32, u32)) {
+        let node = self.nodes[root as usize];
+        if node.left == NONE || self.skips(root) {
+            return;
+        }
+        self.self_search(node.left, leaf_pair);
+        self.self_search(node.right, leaf_pair);
+        self.cross_search(root, node.left, node.right, leaf_pair);
+    }
+
+    fn cross_search(&self, origin: u32, a: u32, b: u32, leaf_pair: &mut impl FnMut(u32, u32, u32)) {
+        if !overlap(&self.bounds[a as usize], &self.bounds[b as usize]) || self.skips_together(origin, a, b) {
+            return;
+        }
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        match (na.left == NONE, nb.left == NONE) {
+            (true, true) => leaf_pair(origin, self.order[na.first as usize], self.order[nb.first as usize]),
+            (false, true) => {
+                self.cross_search(origin, na.left, b, leaf_pair);
+                self.cross_search(origin, na.right, b, leaf_pair);
+            }
+            (true, false) => {
+                self.cross_search(origin, a, nb.left, leaf_pair);
+                self.cross_search(origin, a, nb.right, leaf_pair);
+            }
+            (false, false) => {
+                // Split the larger, so that the boxes tested shrink fastest.
+                if na.count >= nb.count {
+                    self.cross_search(origin, na.left, b, leaf_pair);
+                    self.cross_search(origin, na.right, b, leaf_pair);
+                } else {
+                    self.cross_search(origin, a, nb.left, leaf_pair);
+                    self.cross_search(origin, a, nb.right, leaf_pair);
+                }
+            }
+        }
+    }
+
+    /// Whether node `n`'s cone and altitude rule out any pair inside it (module
+    /// documentation); `need` is stored in the bound's altitude slack at refit.
+    fn skips(&self, n: u32) -> bool {
+        if !self.cones || !self.nodes[n as usize].prunable {
+            return false;
+        }
+        smooth(&self.bounds[n as usize])
+    }
+
+    /// Whether nodes `a` and `b` of one body (parts of node `origin`) are skipped against
+    /// each other: both may be skipped, they share an edge (so their union is connected),
+    /// no pair under `origin` is close at rest, and their union passes the cone test.
+    fn skips_together(&self, origin: u32, a: u32, b: u32) -> bool {
+        if !self.cones || origin == NONE || self.nodes[origin as usize].close {
+            return false;
+        }
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        let (lo, hi) = (a.min(b) as usize, a.max(b));
+        let listed = &self.adjacent[self.adjacent_start[lo] as usize..self.adjacent_start[lo + 1] as usize];
+        if !(na.prunable && nb.prunable && listed.contains(&hi)) {
+            return false;
+        }
+        smooth(&merge(&self.bounds[a as usize], &self.bounds[b as usize]))
+    }
+
+    /// Refits every node to the window: `vertex[i]` for every global vertex, `radius`
+    /// per body, `keep` per body the thickness plus margin plus three skins (subtracted
+    /// from the altitudes).
+    pub(super) fn refit(&mut self, s: &Surfaces, vertex: &[Sampled], keep: &[f32]) {
+        let mut bounds = std::mem::take(&mut self.bounds);
+        let leaf = |t: usize| leaf_bound(s, vertex, keep, t);
+        for &(_, root) in &self.roots {
+            let size = 2 * self.nodes[root as usize].count as usize - 1;
+            self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaf);
+        }
+        self.bounds = bounds;
+    }
+
+    /// Refits the subtree of node `n`, whose bounds are `bounds` (a subtree is a
+    /// contiguous run of nodes: the node, its left subtree, its right subtree), splitting
+    /// large subtrees across the thread pool.
+    fn refit_subtree<L: Fn(usize) -> Bound + Sync>(&self, n: usize, bounds: &mut [Bound], leaf: &L) {
+        let node = self.nodes[n];
+        if node.left == NONE {
+            bounds[0] = leaf(self.order[node.first as usize] as usize);
+            return;
+        }
+        let left_size = 2 * self.nodes[node.left as usize].count as usize - 1;
+        let (head, rest) = bounds.split_at_mut(1);
+        let (l, r) = rest.split_at_mut(left_size);
+        let (ln, rn) = (node.left as usize, node.right as usize);
+        if node.count as usize > 2 * SPLIT_LEAVES as usize {
+            rayon::join(|| self.refit_subtree(ln, l, leaf), || self.refit_subtree(rn, r, leaf));
+        } else {
+            self.refit_subtree(ln, l, leaf);
+            self.refit_subtree(rn, r, leaf);
+        }
+        head[0] = merge(&l[0], &r[0]);
+    }
+
+    /// Every candidate pair of the window: self pairs of each body that collides with
+    /// itself and pairs between bodies that collide, through `test` (which applies the
+    /// list's bound and filters), sorted.
+    pub(super) fn search<F>(&self, s: &Surfaces, filter: &FilterTable, test: &F) -> Found
+    where
+        F: Fn(&mut Found, LeafPair) + Sync,
+    {
+        let mut found = Found::default();
+        for (i, &(b, root)) in self.roots.iter().enumerate() {
+            if s.self_contact[b as usize] {
+                found.append(self.self_parallel(root, test));
+            }
+            for &(c, other) in &self.roots[i + 1..] {
+                if filter.bodies_collide(b as usize, c as usize) {
+                    found.append(self.cross_parallel(NONE, root, other, test));
+                }
+            }
+        }
+        found.vertex_triangle.sort_unstable();
+        found.edge_edge.sort_unstable();
+        found
+    }
+
+    fn leaf_pair<F: Fn(&mut Found, LeafPair)>(&self, out: &mut Found, t1: u32, t2: u32, test: &F) {
+        test(
+            out,
+            LeafPair {
+                triangles: [t1, t2],
+                vertices: [self.owned_vertices[t1 as usize], self.owned_vertices[t2 as usize]],
+                edges: [self.owned_edges[t1 as usize], self.owned_edges[t2 as usize]],
+            },
+        );
+    }
+
+    fn self_parallel<F: Fn(&mut Found, LeafPair) + Sync>(&self, root: u32, test: &F) -> Found {
+        let node = self.nodes[root as usize];
+        if node.count <= SPLIT_LEAVES {
+            let mut out = Found::default();
+            self.self_search(root, &mut |_, t1, t2| self.leaf_pair(&mut out, t1, t2, test));
+            return out;
+        }
+        if self.skips(root) {
+            return Found::default();
+        }
+        let ((mut a, b), c) = rayon::join(
+            || rayon::join(|| self.self_parallel(node.left, test), || self.self_parallel(node.right, test)),
+            || self.cross_parallel(root, node.left, node.right, test),
+        );
+        a.append(b);
+        a.append(c);
+        a
+    }
+
+    fn cross_parallel<F>(&self, origin: u32, a: u32, b: u32, test: &F) -> Found
+    where
+        F: Fn(&mut Found, LeafPair) + Sync,
+    {
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        if !overlap(&self.bounds[a as usize], &self.bounds[b as usize]) || self.skips_together(origin, a, b) {
+            return Found::default();
+        }
+        if na.count + nb.count <= SPLIT_LEAVES {
+            let mut out = Found::default();
+            self.cross_search(origin, a, b, &mut |_, t1, t2| self.leaf_pair(&mut out, t1, t2, test));
+            return out;
+        }
+        let (x, y) = if na.count >= nb.count { ((na.left, b), (na.right, b)) } else { ((a, nb.left), (a, nb.right)) };
+        let (mut p, q) =
+            rayon::join(|| self.cross_parallel(origin, x.0, x.1, test), || self.cross_parallel(origin, y.0, y.1, test));
+        p.append(q);
+        p
+    }
+}
+
+/// A leaf's bound over the window: triangle `t`'s box, its normal cone at the samples
+/// widened by how far its corners may stray between them, its smallest altitude less
+/// `keep`, and the relative motion of its corners.
+fn leaf_bound(s: &Surfaces, vertex: &[Sampled], keep: &[f32], t: usize) -> Bound {
+    let body = s.tri_body[t] as usize;
+    let tri = s.triangles[t].map(|i| &vertex[i as usize]);
+    let grow = Vec3::splat(s.radius[body]);
+    let mut bound = Bound {
+        lo: tri[0].lo.min(tri[1].lo).min(tri[2].lo) - grow,
+        hi: tri[0].hi.max(tri[1].hi).max(tri[2].hi) + grow,
+        motion: {
+            let last = (super::candidates::WINDOW - 1) as f32;
+            let mut m = 0.0f32;
+            for j in 0..3 {
+                let (p, q) = (tri[j], tri[(j + 1) % 3]);
+                m = m.max((p.step - q.step).length() + last * (p.acceleration - q.acceleration).length());
+            }
+            m
+        },
+        ..Default::default()
+    };
+    let mut normals = [Vec3::ZERO; 4];
+    let mut h = f32::INFINITY;
+    for (k, normal) in normals.iter_mut().enumerate() {
+        let [a, b, c] = tri.map(|v| v.samples[k]);
+        *normal = (b - a).cross(c - a).normalize_or_zero();
+        h = h.min(altitude(a, b, c));
+    }
+    if normals.contains(&Vec3::ZERO) {
+        return bound;
+    }
+    let axis = normals.iter().sum::<Vec3>().normalize_or_zero();
+    if axis == Vec3::ZERO {
+        return bound;
+    }
+    let cos = normals.iter().map(|m| m.dot(axis)).fold(1.0f32, f32::min).clamp(-1.0, 1.0);
+    let sin = (1.0 - cos * cos).sqrt();
+    // Between samples a vertex strays from the chords by `stray`; moving one
+    // corner by `ε` turns the normal by at most `ε / h` (twice, for safety's
+    // sake, and a little for the normal's own curve between samples).
+    let stray = tri.iter().map(|v| v.stray).fold(0.0f32, f32::max);
+    // (Widening by `τ` through `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.)
+    let tolerance = (2.0 * stray / h.max(1e-12) + 0.05).min(1.0);
+    let (ct, st) = ((1.0 - tolerance * tolerance).sqrt(), tolerance);
+    bound.axis = axis;
+    bound.cos = cos * ct - sin * st;
+    bound.sin = sin * ct + cos * st;
+    bound.altitude = h - keep[body];
+    bound
+}
+
+/// Two leaves whose boxes overlap: their triangles and the features each owns.
+pub(super) struct LeafPair {
+    pub(super) triangles: [u32; 2],
+    pub(super) vertices: [[u32; 3]; 2],
+    pub(super) edges: [[u32; 3]; 2],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::candidates::tests::same;
+    use super::super::{SelfContact, Surfaces};
+    use super::merge_cones;
+    use crate::mesh::grid::cloth;
+    use crate::scene::{Body, BodyKind, Scene};
+    use crate::Material;
+    use glam::Vec3;
+
+    /// A unit direction at angle `angle` from `axis`, turned by `turn` around it.
+    fn on_cone(axis: Vec3, angle: f32, turn: f32) -> Vec3 {
+        let (u, v) = axis.any_orthonormal_pair();
+        (axis * angle.cos() + (u * turn.cos() + v * turn.sin()) * angle.sin()).normalize()
+    }
+
+    #[test]
+    fn a_merged_cone_holds_both_cones() {
+        let mut seed = 12345u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let mut narrow = 0;
+        for _ in 0..2000 {
+            let axis = |r: &mut dyn FnMut() -> f32| {
+                let z = 2.0 * r() - 1.0;
+                let phi = std::f32::consts::TAU * r();
+                let s = (1.0 - z * z).sqrt();
+                Vec3::new(s * phi.cos(), s * phi.sin(), z)
+            };
+            let (a, b) = (axis(&mut next), axis(&mut next));
+            let (alpha, beta) = (0.8 * next(), 0.8 * next());
+            let (m, cos, sin) = merge_cones((a, alpha.cos(), alpha.sin()), (b, beta.cos(), beta.sin()));
+            assert!((cos * cos + sin * sin - 1.0).abs() < 1e-4);
+            if cos <= 0.0 {
+                continue;
+            }
+            narrow += 1;
+            for k in 0..16 {
+                let turn = k as f32 * std::f32::consts::TAU / 16.0;
+                for (axis, angle) in [(a, alpha), (b, beta)] {
+                    let d = on_cone(axis, angle, turn);
+                    assert!(d.dot(m) >= cos - 1e-4, "{d} outside the merged cone of {a} ({alpha}) and {b} ({beta})");
+                }
+            }
+        }
+        assert!(narrow > 500, "only {narrow} merged cones were narrow: the test shows little");
+    }
+
+    /// A 20 × 20 sheet of 0.3 m (edges of 15.8 mm, like the 64² bench cloth's) at
+    /// substep `k` (1 ms apart): swinging as a whole, and from substep 20 on folding its
+    /// right part over its left around a hinge whose radius shrinks from 12 to 2.4 mm,
+    /// so that the two layers come within reach of each other.
+    fn folding(rest: &[Vec3], k: usize) -> Vec<Vec3> {
+        let t = (k as f32 - 20.0).max(0.0) / 100.0;
+        let (fold, radius) = (std::f32::consts::PI * t.min(1.0), 0.012 - 0.0096 * t.min(1.0));
+        let hinge = 0.14;
+        let swing = glam::Quat::from_rotation_x(0.3 * (k as f32 * 0.02).sin());
+        rest.iter()
+            .map(|&p| {
+                let u = p.x - hinge;
+                let local = if u <= 0.0 {
+                    p
+                } else {
+                    // Along the arc while within it, then straight on along its tangent.
+                    let along = u.min(radius * fold);
+                    let phi = along / radius;
+                    let on_arc = Vec3::new(hinge + radius * phi.sin(), p.y, radius * (1.0 - phi.cos()));
+                    let tangent = Vec3::new(phi.cos(), 0.0, phi.sin());
+                    on_arc + tangent * (u - along)
+                };
+                swing * local
+            })
+            .collect()
+    }
+
+    #[test]
+    fn skipping_smooth_regions_loses_no_contact_of_a_folding_sheet() {
+        let (points, triangles) = cloth(Vec3::ZERO, Vec3::X, Vec3::Y, (0.3, 0.3), (20, 20));
+        let material = Material {
+            youngs_modulus: 1e5,
+            poissons_ratio: 0.3,
+            density: 200.0,
+            thickness: 0.001,
+            stretch_stiffness: 0.0,
+            shear_stiffness: 0.0,
+            bend_stiffness: 0.0,
+            dynamic_friction: 0.3,
+            static_friction: 0.3,
+            damping: 0.0,
+            bend_damping: 0.0,
+        };
+        let mut body = Body::new("sheet", BodyKind::Surface, points, material);
+        body.triangles = triangles;
+        let scene = Scene { bodies: vec![body], ..Default::default() };
+        let ranges = [std::ops::Range { start: 0, end: 400 }];
+        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let (mut pruned, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let (mut full, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        full.tree.cones = false;
+        let rest = scene.bodies[0].positions.clone();
+        let w = vec![1.0; rest.len()];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut touching, mut shorter) = (0, 0);
+        for k in 0..140 {
+            let (x_prev, x) = (folding(&rest, k), folding(&rest, k + 1));
+            pruned.detect(&x, &x_prev, &w, &filter, &mut a);
+            full.detect(&x, &x_prev, &w, &filter, &mut b);
+            assert!(same(&a, &b), "substep {k}: {} contacts with smooth regions skipped, {} without", a.len(), b.len());
+            touching += usize::from(!a.is_empty());
+            let size = |s: &Surfaces| s.candidates.vertex_triangle.len() + s.candidates.edge_edge.len();
+            shorter += usize::from(size(&pruned) < size(&full));
+        }
+        assert!(touching > 20, "the layers touch in {touching} substeps only: the test shows nothing");
+        assert!(shorter > 70, "the cones shortened the lists in {shorter} of 140 substeps only");
+    }
+}
