@@ -43,6 +43,9 @@ use std::collections::{HashMap, HashSet};
 /// No child, owner or feature.
 pub(super) const NONE: u32 = u32::MAX;
 
+/// Two nodes whose leaf counts multiply to at most this are searched leaf by leaf.
+const BRUTE_PAIRS: u32 = 4;
+
 /// Below this many leaves a subtree is searched on one thread.
 const SPLIT_LEAVES: u32 = 512;
 
@@ -171,6 +174,8 @@ pub(super) struct ConeTree {
     nodes: Vec<Node>,
     /// Triangles (global) in leaf order; a node's are a contiguous run.
     order: Vec<u32>,
+    /// The leaf node at every place of `order`.
+    leaf_at: Vec<u32>,
     /// (body, root node) for every body with colliding triangles.
     roots: Vec<(u32, u32)>,
     /// Per triangle, the vertices and edges it owns (NONE-padded).
@@ -311,6 +316,12 @@ impl ConeTree {
             }
             out
         };
+        tree.leaf_at = vec![NONE; tree.order.len()];
+        for (n, node) in tree.nodes.iter().enumerate() {
+            if node.left == NONE {
+                tree.leaf_at[node.first as usize] = n as u32;
+            }
+        }
         let mut adjacent = HashSet::new();
         for (t, ns) in neighbours.iter().enumerate() {
             for &o in ns.iter().filter(|&&o| o != NONE && o > t as u32) {
@@ -452,6 +463,20 @@ impl ConeTree {
             return;
         }
         let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        if na.count * nb.count <= BRUTE_PAIRS && na.count + nb.count > 2 {
+            // Small nodes: their leaves pairwise, without the visits of the levels between.
+            for pa in na.first..na.first + na.count {
+                for pb in nb.first..nb.first + nb.count {
+                    let (la, lb) = (self.leaf_at[pa as usize], self.leaf_at[pb as usize]);
+                    if overlap(&self.bounds[la as usize], &self.bounds[lb as usize])
+                        && !self.skips_together(origin, la, lb)
+                    {
+                        leaf_pair(origin, self.order[pa as usize], self.order[pb as usize]);
+                    }
+                }
+            }
+            return;
+        }
         match (na.left == NONE, nb.left == NONE) {
             (true, true) => leaf_pair(origin, self.order[na.first as usize], self.order[nb.first as usize]),
             (false, true) => {
