@@ -320,7 +320,13 @@ pub(super) mod tests {
     use glam::Vec3;
 
     fn sheet(name: &str, origin: Vec3) -> Body {
-        let (points, triangles) = cloth(origin, Vec3::X, Vec3::Y, (0.1, 0.1), (9, 9));
+        cloth_sheet(name, origin, 0.1, 9)
+    }
+
+    /// A square cloth of side `size` and `verts` × `verts` vertices at `origin`, 1 mm
+    /// thick, in the XY plane.
+    pub(in crate::contact::deformable) fn cloth_sheet(name: &str, origin: Vec3, size: f32, verts: u32) -> Body {
+        let (points, triangles) = cloth(origin, Vec3::X, Vec3::Y, (size, size), (verts, verts));
         let material = Material {
             youngs_modulus: 1e5,
             poissons_ratio: 0.3,

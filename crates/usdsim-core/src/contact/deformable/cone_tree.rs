@@ -501,7 +501,8 @@ impl ConeTree {
     }
 
     /// Whether node `n`'s cone and altitude rule out any pair inside it (module
-    /// documentation); `need` is stored in the bound's altitude slack at refit.
+    /// documentation, [`smooth`]; the thickness, margin and skins are taken off the
+    /// altitude at refit).
     fn skips(&self, n: u32) -> bool {
         if !self.cones || !self.nodes[n as usize].prunable {
             return false;
@@ -694,12 +695,10 @@ pub(super) struct LeafPair {
 
 #[cfg(test)]
 mod tests {
-    use super::super::candidates::tests::same;
+    use super::super::candidates::tests::{cloth_sheet, same};
     use super::super::{SelfContact, Surfaces};
     use super::merge_cones;
-    use crate::mesh::grid::cloth;
-    use crate::scene::{Body, BodyKind, Scene};
-    use crate::Material;
+    use crate::scene::Scene;
     use glam::Vec3;
 
     /// A unit direction at angle `angle` from `axis`, turned by `turn` around it.
@@ -771,22 +770,7 @@ mod tests {
 
     #[test]
     fn skipping_smooth_regions_loses_no_contact_of_a_folding_sheet() {
-        let (points, triangles) = cloth(Vec3::ZERO, Vec3::X, Vec3::Y, (0.3, 0.3), (20, 20));
-        let material = Material {
-            youngs_modulus: 1e5,
-            poissons_ratio: 0.3,
-            density: 200.0,
-            thickness: 0.001,
-            stretch_stiffness: 0.0,
-            shear_stiffness: 0.0,
-            bend_stiffness: 0.0,
-            dynamic_friction: 0.3,
-            static_friction: 0.3,
-            damping: 0.0,
-            bend_damping: 0.0,
-        };
-        let mut body = Body::new("sheet", BodyKind::Surface, points, material);
-        body.triangles = triangles;
+        let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20);
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: 400 }];
         let self_contact = SelfContact { surfaces: true, volumes: false };
