@@ -17,7 +17,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bench=${USDSIM_BENCH_SCENES:-$here/../shared/bench-scenes}
 check=""
 if [ "${1:-}" = "--check" ]; then check=$2; shift 2; fi
-cargo build --release --ignore-rust-version --quiet --manifest-path "$here/Cargo.toml"
+# From the checkout: cargo reads .cargo/config.toml (the x86-64-v3 target) from the working
+# directory, not from the manifest's, so building from elsewhere measured another binary.
+(cd "$here" && cargo build --release --ignore-rust-version --quiet)
 bin=$here/target/release/usdsim
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -16,7 +16,9 @@ bench=${1:-$here/../shared/bench-scenes}
 shift || true
 frames_list=("${@:-1000 10000 20000}")
 read -r -a frames_list <<< "${frames_list[*]}"
-cargo build --release --ignore-rust-version --quiet --manifest-path "$here/Cargo.toml"
+# From the checkout: cargo reads .cargo/config.toml (the x86-64-v3 target) from the working
+# directory, not from the manifest's, so building from elsewhere measured another binary.
+(cd "$here" && cargo build --release --ignore-rust-version --quiet)
 bin=$here/target/release/usdsim
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
