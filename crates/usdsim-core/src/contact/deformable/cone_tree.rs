@@ -67,7 +67,7 @@ struct Node {
 
 /// What a refit knows of a node over the window.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Bound {
+struct Bound {
     lo: Vec3,
     hi: Vec3,
     /// Normal cone: axis and the cosine and sine of its half-angle (widened by the
@@ -146,18 +146,25 @@ fn overlap(a: &Bound, b: &Bound) -> bool {
 /// inertial step, the acceleration and how far the path strays from the samples' chords.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Sampled {
+    /// Positions at the start, the predicted end of the first substep, and the predicted
+    /// ends of the middle and last substeps of the window.
     pub(super) samples: [Vec3; 4],
+    /// The box along the path, grown by the vertex's share of the reach.
     pub(super) lo: Vec3,
     pub(super) hi: Vec3,
+    /// Inertial step `δ` and acceleration `a` of the path.
     pub(super) step: Vec3,
     pub(super) acceleration: Vec3,
+    /// How far the path may pass from the chords between samples.
     pub(super) stray: f32,
 }
 
 /// Pairs found by one search.
 #[derive(Default)]
 pub(super) struct Found {
+    /// (vertex, triangle) pairs.
     pub(super) vertex_triangle: Vec<(u32, u32)>,
+    /// (edge, edge) pairs, lower edge first.
     pub(super) edge_edge: Vec<(u32, u32)>,
 }
 
@@ -688,8 +695,11 @@ fn leaf_bound(s: &Surfaces, vertex: &[Sampled], keep: &[f32], t: usize) -> Bound
 
 /// Two leaves whose boxes overlap: their triangles and the features each owns.
 pub(super) struct LeafPair {
+    /// The two triangles (global indices).
     pub(super) triangles: [u32; 2],
+    /// The vertices each owns, [`NONE`]-padded.
     pub(super) vertices: [[u32; 3]; 2],
+    /// The edges each owns (indices into the surfaces' edges), [`NONE`]-padded.
     pub(super) edges: [[u32; 3]; 2],
 }
 
