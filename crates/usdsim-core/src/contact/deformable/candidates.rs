@@ -45,7 +45,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 /// Substeps one list may serve. A longer window grows the bound, and with it the list
-/// and the boxes the build hashes.
+/// and the boxes the build searches.
 pub(super) const WINDOW: u32 = 8;
 
 /// The skin `s`, in contact margins: how far a vertex may stray from its predicted path
@@ -97,6 +97,8 @@ pub(super) struct Candidates {
     known: usize,
     /// Scratch: each vertex's box along its path, grown by its share of the reach.
     boxes: Vec<(Vec3, Vec3)>,
+    /// Scratch: each vertex's samples for the hierarchy's refit.
+    sampled: Vec<Sampled>,
 }
 
 impl Candidates {
@@ -188,24 +190,18 @@ impl Surfaces {
             (lo - grow, hi + grow)
         }));
         let middle = 0.5 * last;
-        let sampled: Vec<Sampled> = paths
-            .par_iter()
-            .with_min_len(1024)
-            .zip(&c.boxes)
-            .map(|(p, &(lo, hi))| Sampled {
-                samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
-                lo,
-                hi,
-                step: p.step,
-                acceleration: p.acceleration,
-                // A path of constant acceleration leaves the chord between samples `L`
-                // substeps apart by at most `|a|·L²/8`; the check lets it stray half a skin.
-                stray: p.acceleration.length() * middle * middle / 8.0 + 0.5 * skin,
-            })
-            .collect();
+        c.sampled.clear();
+        c.sampled.par_extend(paths.par_iter().with_min_len(1024).map(|p| Sampled {
+            samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
+            step: p.step,
+            acceleration: p.acceleration,
+            // A path of constant acceleration leaves the chord between samples `L`
+            // substeps apart by at most `|a|·L²/8`; the check lets it stray half a skin.
+            stray: p.acceleration.length() * middle * middle / 8.0 + 0.5 * skin,
+        }));
         let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
-        tree.refit(self, &sampled, &keep);
+        tree.refit(self, &c.sampled, &c.boxes, &keep);
         let found = tree
             .search(self, filter, &|out: &mut Found, pair: LeafPair| self.test_leaf_pair(&c, filter, skin, out, pair));
         self.tree = tree;
@@ -247,14 +243,7 @@ impl Surfaces {
             let t = pair.triangles[1 - side];
             let tri = self.triangles[t as usize];
             let rt = self.radius[self.tri_body[t as usize] as usize];
-            let tri_box = {
-                let (mut lo, mut hi) = c.boxes[tri[0] as usize];
-                for &i in &tri[1..] {
-                    lo = lo.min(c.boxes[i as usize].0);
-                    hi = hi.max(c.boxes[i as usize].1);
-                }
-                (lo - Vec3::splat(rt), hi + Vec3::splat(rt))
-            };
+            let tri_box = pair.boxes[1 - side];
             for &v in &pair.vertices[side] {
                 if v == NONE || tri.contains(&v) {
                     continue;

@@ -149,9 +149,6 @@ pub(super) struct Sampled {
     /// Positions at the start, the predicted end of the first substep, and the predicted
     /// ends of the middle and last substeps of the window.
     pub(super) samples: [Vec3; 4],
-    /// The box along the path, grown by the vertex's share of the reach.
-    pub(super) lo: Vec3,
-    pub(super) hi: Vec3,
     /// Inertial step `δ` and acceleration `a` of the path.
     pub(super) step: Vec3,
     pub(super) acceleration: Vec3,
@@ -181,8 +178,8 @@ pub(super) struct ConeTree {
     nodes: Vec<Node>,
     /// Triangles (global) in leaf order; a node's are a contiguous run.
     order: Vec<u32>,
-    /// The leaf node at every place of `order`.
-    leaf_at: Vec<u32>,
+    /// Every triangle's leaf node.
+    leaf_of: Vec<u32>,
     /// (body, root node) for every body with colliding triangles.
     roots: Vec<(u32, u32)>,
     /// Per triangle, the vertices and edges it owns (NONE-padded).
@@ -309,10 +306,10 @@ impl ConeTree {
         }
         // Adjacent node pairs: the ancestors of two triangles sharing an edge, below
         // where their branches meet.
-        let mut leaf_of = vec![NONE; tris.len()];
+        tree.leaf_of = vec![NONE; tris.len()];
         for (n, node) in tree.nodes.iter().enumerate() {
             if node.left == NONE {
-                leaf_of[tree.order[node.first as usize] as usize] = n as u32;
+                tree.leaf_of[tree.order[node.first as usize] as usize] = n as u32;
             }
         }
         let chain = |mut n: u32| {
@@ -323,16 +320,10 @@ impl ConeTree {
             }
             out
         };
-        tree.leaf_at = vec![NONE; tree.order.len()];
-        for (n, node) in tree.nodes.iter().enumerate() {
-            if node.left == NONE {
-                tree.leaf_at[node.first as usize] = n as u32;
-            }
-        }
         let mut adjacent = HashSet::new();
         for (t, ns) in neighbours.iter().enumerate() {
             for &o in ns.iter().filter(|&&o| o != NONE && o > t as u32) {
-                let (ca, cb) = (chain(leaf_of[t]), chain(leaf_of[o as usize]));
+                let (ca, cb) = (chain(tree.leaf_of[t]), chain(tree.leaf_of[o as usize]));
                 let common = ca.iter().rev().zip(cb.iter().rev()).take_while(|(x, y)| x == y).count();
                 for &x in &ca[..ca.len() - common] {
                     for &y in &cb[..cb.len() - common] {
@@ -474,11 +465,12 @@ impl ConeTree {
             // Small nodes: their leaves pairwise, without the visits of the levels between.
             for pa in na.first..na.first + na.count {
                 for pb in nb.first..nb.first + nb.count {
-                    let (la, lb) = (self.leaf_at[pa as usize], self.leaf_at[pb as usize]);
+                    let (ta, tb) = (self.order[pa as usize], self.order[pb as usize]);
+                    let (la, lb) = (self.leaf_of[ta as usize], self.leaf_of[tb as usize]);
                     if overlap(&self.bounds[la as usize], &self.bounds[lb as usize])
                         && !self.skips_together(origin, la, lb)
                     {
-                        leaf_pair(origin, self.order[pa as usize], self.order[pb as usize]);
+                        leaf_pair(origin, ta, tb);
                     }
                 }
             }
@@ -533,12 +525,12 @@ impl ConeTree {
         smooth(&merge(&self.bounds[a as usize], &self.bounds[b as usize]))
     }
 
-    /// Refits every node to the window: `vertex[i]` for every global vertex, `radius`
-    /// per body, `keep` per body the thickness plus margin plus three skins (subtracted
-    /// from the altitudes).
-    pub(super) fn refit(&mut self, s: &Surfaces, vertex: &[Sampled], keep: &[f32]) {
+    /// Refits every node to the window: `vertex[i]` and `boxes[i]` (its box along its
+    /// path, grown by its share of the reach) for every global vertex, `keep` per body
+    /// the thickness plus margin plus three skins (subtracted from the altitudes).
+    pub(super) fn refit(&mut self, s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32]) {
         let mut bounds = std::mem::take(&mut self.bounds);
-        let leaf = |t: usize| leaf_bound(s, vertex, keep, t);
+        let leaf = |t: usize| leaf_bound(s, vertex, boxes, keep, t);
         for &(_, root) in &self.roots {
             let size = 2 * self.nodes[root as usize].count as usize - 1;
             self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaf);
@@ -592,10 +584,12 @@ impl ConeTree {
     }
 
     fn leaf_pair<F: Fn(&mut Found, LeafPair)>(&self, out: &mut Found, t1: u32, t2: u32, test: &F) {
+        let [b1, b2] = [t1, t2].map(|t| &self.bounds[self.leaf_of[t as usize] as usize]);
         test(
             out,
             LeafPair {
                 triangles: [t1, t2],
+                boxes: [(b1.lo, b1.hi), (b2.lo, b2.hi)],
                 vertices: [self.owned_vertices[t1 as usize], self.owned_vertices[t2 as usize]],
                 edges: [self.owned_edges[t1 as usize], self.owned_edges[t2 as usize]],
             },
@@ -645,13 +639,14 @@ impl ConeTree {
 /// A leaf's bound over the window: triangle `t`'s box, its normal cone at the samples
 /// widened by how far its corners may stray between them, its smallest altitude less
 /// `keep`, and the relative motion of its corners.
-fn leaf_bound(s: &Surfaces, vertex: &[Sampled], keep: &[f32], t: usize) -> Bound {
+fn leaf_bound(s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32], t: usize) -> Bound {
     let body = s.tri_body[t] as usize;
     let tri = s.triangles[t].map(|i| &vertex[i as usize]);
+    let [b0, b1, b2] = s.triangles[t].map(|i| boxes[i as usize]);
     let grow = Vec3::splat(s.radius[body]);
     let mut bound = Bound {
-        lo: tri[0].lo.min(tri[1].lo).min(tri[2].lo) - grow,
-        hi: tri[0].hi.max(tri[1].hi).max(tri[2].hi) + grow,
+        lo: b0.0.min(b1.0).min(b2.0) - grow,
+        hi: b0.1.max(b1.1).max(b2.1) + grow,
         motion: {
             let last = (super::candidates::WINDOW - 1) as f32;
             let mut m = 0.0f32;
@@ -697,6 +692,8 @@ fn leaf_bound(s: &Surfaces, vertex: &[Sampled], keep: &[f32], t: usize) -> Bound
 pub(super) struct LeafPair {
     /// The two triangles (global indices).
     pub(super) triangles: [u32; 2],
+    /// Their boxes along the window, grown by their radii.
+    pub(super) boxes: [(Vec3, Vec3); 2],
     /// The vertices each owns, [`NONE`]-padded.
     pub(super) vertices: [[u32; 3]; 2],
     /// The edges each owns (indices into the surfaces' edges), [`NONE`]-padded.
