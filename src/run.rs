@@ -77,6 +77,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         max_depenetration_velocity: (f64::from(args.max_depenetration_velocity) / info.meters_per_unit) as f32,
         self_contact: args.self_contact,
         integrator: args.integrator.integrator(),
+        time_scheme: args.time_scheme.time_scheme(),
         ..Settings::default()
     };
     let counts = Counts::of(&imported.scene);

@@ -47,11 +47,14 @@ fn ten_plus_ten_frames_end_where_twenty_end() {
     assert_eq!(max_difference(resumed_frame0, &p_first), 0.0);
 
     // Same motion: the bar moved by decimetres; the two answers agree to f32 rounding
-    // of the state written at frame 10 (positions and velocities in local space).
+    // of the state written at frame 10 (positions and velocities in local space) and to
+    // the restart: a bake holds no BDF2 history, so the second run's first substep is
+    // implicit Euler where the long run's was BDF2, a local error of order a·dt²
+    // (0.18 mm measured, against 0.1 mm of rounding before BDF2).
     let moved = max_difference(&p_full, &p_first);
     let diff = max_difference(&p_full, &p_resumed);
     assert!(moved > 1e-2, "the bar must move between frames 10 and 20 ({moved})");
-    assert!(diff < 1e-4, "20 frames vs 10 + 10 frames differ by {diff} (moved {moved})");
+    assert!(diff < 5e-4, "20 frames vs 10 + 10 frames differ by {diff} (moved {moved})");
 }
 
 /// The same with plastic flow: the rest shape written at frame 10 carries the state.

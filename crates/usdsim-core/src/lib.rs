@@ -37,6 +37,7 @@ pub use mesh::surface::surface_triangles;
 pub use mesh::voxel_tets::{tet_quality, tet_volume, triangle_quality, voxel_tets, VoxelError, VoxelSize, VoxelTets};
 pub use mesh::winding::WindingTree;
 pub use model::integrator::Integrator;
+pub use model::time_scheme::TimeScheme;
 pub use scene::{
     Attachment, BendDefault, Body, BodyId, BodyKind, Collider, ColliderId, ColliderShape, CollisionFilter,
     CollisionObject, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, LinkKinds, Material, MaterialSlot, Model,

@@ -165,7 +165,7 @@ fn triangle_to_triangle_and_tet_to_frame() {
         let damping = if stiffness.is_finite() { 2.0 * (stiffness * 0.3f32).sqrt() } else { 0.0 };
         let att = Attachment { a, b, stiffness, damping };
         let solver = run(scene(vec![fixed_triangle(), free_triangle(0.0)], vec![att]), 72);
-        let c = centroid(solver.positions(BodyId(1)));
+        let c = centroid(&solver.positions(BodyId(1)));
         let expected = if stiffness.is_finite() { 0.3 * G / stiffness } else { 0.0 };
         assert!((target.z - c.z - expected).abs() < 0.02 * expected + 1e-4, "TriTri k={stiffness}: {c}");
 
@@ -179,7 +179,7 @@ fn triangle_to_triangle_and_tet_to_frame() {
         let a = Site::Tet { body: BodyId(0), tet: 0, coords: [0.25; 3] };
         let att = Attachment { a, b: Site::Frame { frame: FrameId(0), local: frame_point }, stiffness, damping };
         let solver = run(scene(vec![tet], vec![att]), 72);
-        let c = centroid(solver.positions(BodyId(0)));
+        let c = centroid(&solver.positions(BodyId(0)));
         assert!((frame_point.z - c.z - expected).abs() < 0.02 * expected + 1e-4, "TetXform k={stiffness}: {c}");
         assert!(Vec3::new(c.x - frame_point.x, c.y - frame_point.y, 0.0).length() < 1e-3);
     }

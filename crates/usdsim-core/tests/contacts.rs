@@ -280,7 +280,7 @@ fn an_element_filter_lets_exactly_the_filtered_triangles_pass() {
     // share a vertex with the filtered ones may pass partly too.
     let left_vertices: Vec<u32> = left.iter().flat_map(|&t| drop.triangles[t as usize]).collect();
     let filtered = |t: &Tri| t.body == 1 && t.ids.iter().any(|v| left_vertices.contains(v));
-    for frame in 1..=24 {
+    for frame in 1..=30 {
         solver.step_frame();
         // Unfiltered triangles never intersect anything.
         let hits = intersections(&solver, &bodies, &|s, t| filtered(s) || filtered(t));

@@ -145,7 +145,7 @@ fn a_shell_bent_past_its_yield_stays_bent() {
     let worst = original
         .positions(BodyId(0))
         .iter()
-        .zip(resumed.positions(BodyId(0)))
+        .zip(&resumed.positions(BodyId(0)))
         .map(|(a, b)| a.distance(*b))
         .fold(0.0, f32::max);
     assert!(worst < 1e-4, "resumed run drifted by {worst}");

@@ -145,7 +145,7 @@ fn a_thrown_box_hits_a_floating_cube_and_momentum_is_conserved() {
         worst = worst.max((p - p0).length() / p0.length());
         assert!((p - p0).length() < 1e-4 * p0.length(), "frame {frame}: momentum {p}, started {p0}");
         let pose = s.rigid_pose(RigidId(0));
-        for &x in s.positions(BodyId(0)) {
+        for &x in &s.positions(BodyId(0)) {
             assert!(box_distance(x, pose, BOX_HALF) > -0.5 * OFFSET, "frame {frame}: a vertex is inside the box");
         }
         touched |= centre_velocity(&s, 0).x > 0.1;

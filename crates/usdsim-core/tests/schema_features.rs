@@ -202,7 +202,7 @@ fn embedded_points_follow_a_dropped_body() {
         solver.step_frame();
     }
     let mut out = Vec::new();
-    embedding.apply(solver.positions(BodyId(0)), &mut out);
+    embedding.apply(&solver.positions(BodyId(0)), &mut out);
     let Embedding::Volume { vertices, weights, .. } = &embedding else { panic!("volume embedding expected") };
     let x = solver.positions(BodyId(0));
     for ((p, v), w) in out.iter().zip(vertices).zip(weights) {

@@ -5,7 +5,9 @@
 
 use glam::Vec3;
 use usdsim_core::BodyId;
-use usdsim_core::{Body, BodyKind, Integrator, LinkKinds, Material, Model, Pin, Scene, Settings, Solver, Springs};
+use usdsim_core::{
+    Body, BodyKind, Integrator, LinkKinds, Material, Model, Pin, Scene, Settings, Solver, Springs, TimeScheme,
+};
 
 const KS: f32 = 100.0;
 const MASS: f32 = 0.5;
@@ -48,8 +50,9 @@ fn settings(integrator: Integrator) -> Settings {
 
 /// Runs `frames` frames and returns (times, displacement from equilibrium, energy) at
 /// every frame end, energy being `½mv² + ½·ks·y²`.
-fn run(integrator: Integrator, kd: f32, frames: u32) -> (Solver, Vec<(f32, f32, f32)>) {
-    let mut solver = Solver::new(oscillator(kd, 0.01, None), settings(integrator)).unwrap();
+fn run(integrator: Integrator, scheme: TimeScheme, kd: f32, frames: u32) -> (Solver, Vec<(f32, f32, f32)>) {
+    let settings = Settings { time_scheme: scheme, ..settings(integrator) };
+    let mut solver = Solver::new(oscillator(kd, 0.01, None), settings).unwrap();
     let mut out = Vec::new();
     for f in 1..=frames {
         solver.step_frame();
@@ -72,14 +75,45 @@ fn period(samples: &[(f32, f32, f32)]) -> f32 {
     (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f32
 }
 
+/// `|z|²` for the larger root `z` of BDF2's characteristic polynomial
+/// `(3/2 − λdt)z² − 2z + ½` on the damped oscillator, `λ = −rate/2 + i·√(ω² − rate²/4)`:
+/// the factor its energy changes by per step.
+fn bdf2_energy_factor(rate: f32, w2: f32, dt: f32) -> f32 {
+    let (rate, w2, dt) = (rate as f64, w2 as f64, dt as f64);
+    // Complex numbers as (re, im).
+    let mul = |a: (f64, f64), b: (f64, f64)| (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0);
+    let div = |a: (f64, f64), b: (f64, f64)| {
+        let d = b.0 * b.0 + b.1 * b.1;
+        ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
+    };
+    let sqrt = |a: (f64, f64)| {
+        let r = (a.0 * a.0 + a.1 * a.1).sqrt();
+        (((r + a.0) / 2.0).sqrt(), ((r - a.0) / 2.0).sqrt().copysign(a.1))
+    };
+    let a = (1.5 + 0.5 * rate * dt, -(w2 - 0.25 * rate * rate).sqrt() * dt);
+    // z = (2 ± √(4 − 2a)) / (2a)
+    let root = sqrt((4.0 - 2.0 * a.0, -2.0 * a.1));
+    let two_a = (2.0 * a.0, 2.0 * a.1);
+    let z = [div((2.0 + root.0, root.1), two_a), div((2.0 - root.0, -root.1), two_a)];
+    let m = z.map(|z| mul(z, (z.0, -z.1)).0);
+    m[0].max(m[1]) as f32
+}
+
 #[test]
 fn every_integrator_matches_the_damped_oscillator() {
     let omega0 = (KS / MASS).sqrt();
     let kd = 0.5;
     let zeta = kd / (2.0 * MASS * omega0);
     let expected_period = std::f32::consts::TAU / (omega0 * (1.0 - zeta * zeta).sqrt());
-    for integrator in [Integrator::Xpbd, Integrator::SymplecticEuler, Integrator::Rk4, Integrator::ExplicitEuler] {
-        let (solver, samples) = run(integrator, kd, 72);
+    let cases = [
+        (Integrator::Xpbd, TimeScheme::Bdf2),
+        (Integrator::Xpbd, TimeScheme::ImplicitEuler),
+        (Integrator::SymplecticEuler, TimeScheme::Bdf2),
+        (Integrator::Rk4, TimeScheme::Bdf2),
+        (Integrator::ExplicitEuler, TimeScheme::Bdf2),
+    ];
+    for (integrator, scheme) in cases {
+        let (solver, samples) = run(integrator, scheme, kd, 72);
         let t = period(&samples);
         assert!(
             (t - expected_period).abs() < 0.02 * expected_period,
@@ -88,19 +122,22 @@ fn every_integrator_matches_the_damped_oscillator() {
         // Energy decays as exp(−kd·t/m) in the exact solution (up to the ripple of a
         // lightly damped oscillation). Each integrator changes it per step by the modulus²
         // of its amplification factor for the linear oscillator, which tells them apart:
-        // explicit Euler |1 + λdt|² = 1 − (kd/m)dt + ω²dt² (adds ω²dt²), XPBD (implicit
-        // Euler in time) 1 / |1 − λdt|² = 1 / (1 + (kd/m)dt + ω²dt²) (removes it),
-        // symplectic Euler and RK4 the exact exp(−(kd/m)dt) to within this tolerance.
+        // explicit Euler |1 + λdt|² = 1 − (kd/m)dt + ω²dt² (adds ω²dt²), XPBD with
+        // implicit Euler 1 / |1 − λdt|² = 1 / (1 + (kd/m)dt + ω²dt²) (removes it), XPBD
+        // with BDF2 the squared modulus of the larger root of (3/2 − λdt)z² − 2z + ½
+        // (removes only O(dt⁴)), symplectic Euler and RK4 the exact exp(−(kd/m)dt) to
+        // within this tolerance. (The time scheme only drives XPBD bodies.)
         let e0 = 0.5 * KS * 0.01f32.powi(2);
         let (time, _, e) = samples[47];
         let (dt, rate, w2) = (1.0f32 / 240.0, kd / MASS, omega0 * omega0);
-        let per_step = match integrator {
-            Integrator::ExplicitEuler => 1.0 - rate * dt + w2 * dt * dt,
-            Integrator::Xpbd => 1.0 / (1.0 + rate * dt + w2 * dt * dt),
+        let per_step = match (integrator, scheme) {
+            (Integrator::ExplicitEuler, _) => 1.0 - rate * dt + w2 * dt * dt,
+            (Integrator::Xpbd, TimeScheme::ImplicitEuler) => 1.0 / (1.0 + rate * dt + w2 * dt * dt),
+            (Integrator::Xpbd, TimeScheme::Bdf2) => bdf2_energy_factor(rate, w2, dt),
             _ => (-rate * dt).exp(),
         };
         let expected = e0 * per_step.powf(time / dt);
-        assert!((e / expected - 1.0).abs() < 0.15, "{integrator:?}: energy {e} vs {expected} at t = {time}");
+        assert!((e / expected - 1.0).abs() < 0.15, "{integrator:?}/{scheme:?}: energy {e} vs {expected} at t = {time}");
         // The step is well inside every integrator's stable range (kd/ks = 5 ms for
         // explicit Euler against a 4.2 ms substep).
         assert!(solver.warnings().is_empty(), "{integrator:?}: {:?}", solver.warnings());

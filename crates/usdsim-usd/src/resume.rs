@@ -21,7 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use openusd::sdf;
 use usdsim_core::{BodyState, PlasticTetState, ResumeState, Settings};
 
@@ -144,6 +144,23 @@ pub(crate) fn read_state(
             _ => Err(missing(prim, name)),
         }
     };
+    // Positions are doubles (the solver's precision); a layer from before they were
+    // holds floats.
+    let dvec3s = |prim: &str, name: &str| -> Result<Vec<DVec3>, String> {
+        match value(prim, name)? {
+            Some(sdf::Value::Vec3dVec(v)) => Ok(v.iter().map(|p| DVec3::new(p.x, p.y, p.z)).collect()),
+            Some(sdf::Value::Vec3fVec(v)) => Ok(v.iter().map(|p| Vec3::new(p.x, p.y, p.z).as_dvec3()).collect()),
+            _ => Err(missing(prim, name)),
+        }
+    };
+    // BDF2's history: absent before the first substep.
+    let history = |prim: &str| -> Result<(Vec<DVec3>, Vec<Vec3>, bool), String> {
+        let touched = matches!(value(prim, state::TOUCHED)?, Some(sdf::Value::Bool(true)));
+        if value(prim, state::PREVIOUS_POINTS)?.is_none() {
+            return Ok((Vec::new(), Vec::new(), touched));
+        }
+        Ok((dvec3s(prim, state::PREVIOUS_POINTS)?, vec3s(prim, state::PREVIOUS_VELOCITIES)?, touched))
+    };
     let floats = |prim: &str, name: &str| -> Result<Vec<f32>, String> {
         match value(prim, name)? {
             Some(sdf::Value::FloatVec(v)) => Ok(v),
@@ -164,10 +181,11 @@ pub(crate) fn read_state(
     for prim in &imported.binding.bodies {
         let p = prim.prim_path.as_str();
         let mut body = BodyState {
-            positions: vec3s(p, state::POINTS)?,
+            positions: dvec3s(p, state::POINTS)?,
             velocities: vec3s(p, state::VELOCITIES)?,
             ..BodyState::default()
         };
+        (body.previous_positions, body.previous_velocities, body.touched) = history(p)?;
         body.asleep = matches!(value(p, state::ASLEEP)?, Some(sdf::Value::Bool(true)));
         body.topology_version = match value(p, state::TOPOLOGY_VERSION)? {
             Some(sdf::Value::Int(v)) if v >= 0 => v as u32,
@@ -190,10 +208,9 @@ pub(crate) fn read_state(
         };
         // The layer's own values win where they are not what the exact state rounds to.
         let local_from_world = prim.world_from_local.inverse();
-        let exact = crate::export::local_frame(local_from_world, &body.positions, &body.velocities);
-        for (name, exact, world) in
-            [("points", &exact.0, &mut body.positions), ("velocities", &exact.1, &mut body.velocities)]
-        {
+        let rounded: Vec<Vec3> = body.positions.iter().map(|p| p.as_vec3()).collect();
+        let exact = crate::export::local_frame(local_from_world, &rounded, &body.velocities);
+        for (name, exact) in [("points", &exact.0), ("velocities", &exact.1)] {
             let Some(sdf::Value::Vec3fVec(layer_values)) = sample(p, name)? else { continue };
             if layer_values == *exact {
                 continue;
@@ -206,17 +223,21 @@ pub(crate) fn read_state(
                 ));
             }
             let m = prim.world_from_local;
-            *world = layer_values
-                .iter()
-                .map(|v| {
-                    let v = glam::DVec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z));
-                    if name == "points" {
-                        m.transform_point3(v).as_vec3()
-                    } else {
-                        m.transform_vector3(v).as_vec3()
-                    }
-                })
-                .collect();
+            let layer = layer_values.iter().map(|v| DVec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z)));
+            if name == "points" {
+                // The history moves with the edit, so the motion goes on from the new
+                // place as it would have from the old.
+                let edited: Vec<DVec3> = layer.map(|v| m.transform_point3(v)).collect();
+                for ((previous, old), new) in body.previous_positions.iter_mut().zip(&body.positions).zip(&edited) {
+                    *previous += *new - *old;
+                }
+                body.positions = edited;
+            } else {
+                body.velocities = layer.map(|v| m.transform_vector3(v).as_vec3()).collect();
+                // No history leads to edited velocities: the next substep takes implicit
+                // Euler, which needs none.
+                body.touched = true;
+            }
             if !edited.contains(&prim.prim_path) {
                 edited.push(prim.prim_path.clone());
             }

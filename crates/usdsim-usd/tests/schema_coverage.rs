@@ -175,7 +175,7 @@ fn hierarchical_body_writes_embedded_meshes_that_follow_the_simulation() {
     }
     let drop = |pts: &[Vec3]| pts.iter().sum::<Vec3>() / pts.len() as f32;
     let fell = drop(&start) - drop(&end);
-    let body_fell = drop(&imp.scene.bodies[0].positions) - drop(x);
+    let body_fell = drop(&imp.scene.bodies[0].positions) - drop(&x);
     assert!(fell.z > 0.3, "the graphics sphere fell with the body: {fell}");
     assert!((fell - body_fell).length() < 0.02, "{fell} vs {body_fell}");
     // Normals recomputed on the deformed sphere still point outwards, unit length.
@@ -251,7 +251,7 @@ def Xform "Cape" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI"])
     assert!(x.iter().map(|p| p.z).fold(f32::INFINITY, f32::min) < 0.75, "the cloth draped over the ball");
     assert!(x.iter().map(|p| p.z).fold(0.0, f32::max) < 0.85, "the cloth fell");
     let mut out = Vec::new();
-    embedding.apply(x, &mut out);
+    embedding.apply(&x, &mut out);
     let tris = &imp.scene.bodies[0].triangles;
     let mut distances = Vec::new();
     for p in &out {

@@ -46,7 +46,7 @@ fn check_round_trip(solver: &Solver, output: &Path, frames: u32, start: f64, cor
     } else {
         assert_eq!(body.tets, solver.tets(BodyId(0)), "topology");
     }
-    let moved = max_distance(&body.positions, solver.positions(BodyId(0)));
+    let moved = max_distance(&body.positions, &solver.positions(BodyId(0)));
     assert!(moved < 1e-5, "positions differ by {moved}");
     let rest = solver.rest_shape(BodyId(0));
     let (ours, theirs) = (

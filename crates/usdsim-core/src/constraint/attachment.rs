@@ -21,7 +21,7 @@ use crate::parallel::colouring::Shared;
 use crate::rigid::RigidState;
 use crate::scene::Scene;
 use crate::scene::{BodyId, FrameId, RigidId, Site};
-use glam::{Mat4, Vec3};
+use glam::{DVec3, Mat4, Vec3};
 use std::ops::Range;
 
 /// A frame's motion over the current frame of simulation.
@@ -68,8 +68,9 @@ pub(crate) struct AttachmentLink {
     pub damping: f32,
 }
 
-/// Unit normal of the triangle `(p0, p1, p2)`, zero when degenerate.
-fn normal(p: [Vec3; 3]) -> Vec3 {
+/// Unit normal of the triangle `(p0, p1, p2)`, zero when degenerate; its edges are
+/// taken in f64, as the solver keeps positions.
+fn normal_of(p: [DVec3; 3]) -> DVec3 {
     (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero()
 }
 
@@ -78,42 +79,43 @@ impl Side {
     ///
     /// # Safety
     /// No other thread may write the vertices involved.
-    unsafe fn position(&self, x: Shared<Vec3>, rigid: &[RigidState]) -> Vec3 {
+    unsafe fn position(&self, x: Shared<DVec3>, rigid: &[RigidState]) -> DVec3 {
         match *self {
             Side::Points { idx, weights, offset } => {
                 // SAFETY: per the contract.
                 let p = |k: usize| unsafe { *x.get(idx[k] as usize) };
-                let mut s = Vec3::ZERO;
+                let mut s = DVec3::ZERO;
                 for (k, &wk) in weights.iter().enumerate() {
                     if wk != 0.0 {
-                        s += p(k) * wk;
+                        s += p(k) * wk as f64;
                     }
                 }
                 if offset != 0.0 {
-                    s += normal([p(0), p(1), p(2)]) * offset;
+                    s += normal_of([p(0), p(1), p(2)]) * offset as f64;
                 }
                 s
             }
-            Side::World { at, .. } => at,
-            Side::Rigid { rigid: r, local } => rigid[r].world_point(local),
+            Side::World { at, .. } => at.as_dvec3(),
+            Side::Rigid { rigid: r, local } => rigid[r].world_point(local).as_dvec3(),
         }
     }
 
     /// Position of the site at the start of the substep (for damping).
-    fn previous(&self, x_prev: &[Vec3], rigid: &[RigidState]) -> Vec3 {
+    fn previous(&self, x_prev: &[DVec3], rigid: &[RigidState]) -> DVec3 {
         match *self {
             Side::Points { idx, weights, offset } => {
-                let mut s = Vec3::ZERO;
+                let mut s = DVec3::ZERO;
                 for k in 0..4 {
-                    s += x_prev[idx[k] as usize] * weights[k];
+                    s += x_prev[idx[k] as usize] * weights[k] as f64;
                 }
                 if offset != 0.0 {
-                    s += normal([x_prev[idx[0] as usize], x_prev[idx[1] as usize], x_prev[idx[2] as usize]]) * offset;
+                    let corners = [x_prev[idx[0] as usize], x_prev[idx[1] as usize], x_prev[idx[2] as usize]];
+                    s += normal_of(corners) * offset as f64;
                 }
                 s
             }
-            Side::World { at, .. } => at,
-            Side::Rigid { rigid: r, local } => rigid[r].previous_point(local),
+            Side::World { at, .. } => at.as_dvec3(),
+            Side::Rigid { rigid: r, local } => rigid[r].previous_point(local).as_dvec3(),
         }
     }
 
@@ -130,14 +132,14 @@ impl Side {
     ///
     /// # Safety
     /// No other thread may touch the vertices involved.
-    unsafe fn apply(&self, x: Shared<Vec3>, w: &[f32], rigid: &mut [RigidState], p: Vec3) {
+    unsafe fn apply(&self, x: Shared<DVec3>, w: &[f32], rigid: &mut [RigidState], p: Vec3) {
         match *self {
             Side::Points { idx, weights, .. } => {
                 for k in 0..4 {
                     let i = idx[k] as usize;
                     if weights[k] != 0.0 {
                         // SAFETY: per the contract.
-                        unsafe { *x.get(i) += p * (weights[k] * w[i]) };
+                        unsafe { *x.get(i) += (p * (weights[k] * w[i])).as_dvec3() };
                     }
                 }
             }
@@ -157,8 +159,8 @@ impl AttachmentLink {
     /// team leader alone).
     pub unsafe fn project(
         &self,
-        x: Shared<Vec3>,
-        x_prev: &[Vec3],
+        x: Shared<DVec3>,
+        x_prev: &[DVec3],
         w: &[f32],
         rigid: &mut [RigidState],
         lambda: &mut f32,
@@ -166,7 +168,7 @@ impl AttachmentLink {
     ) {
         // SAFETY: per the contract.
         let (pa, pb) = unsafe { (self.a.position(x, rigid), self.b.position(x, rigid)) };
-        let d = pa - pb;
+        let d = (pa - pb).as_vec3();
         let c = d.length();
         if c < 1e-12 {
             return;
@@ -176,7 +178,8 @@ impl AttachmentLink {
         let alpha = self.compliance * step.inv_dt2;
         let gamma = self.damping / step.dt;
         let rate = if gamma > 0.0 {
-            n.dot((pa - self.a.previous(x_prev, rigid)) - (pb - self.b.previous(x_prev, rigid)))
+            let moved = (pa - self.a.previous(x_prev, rigid)) - (pb - self.b.previous(x_prev, rigid));
+            n.dot(moved.as_vec3())
         } else {
             0.0
         };
@@ -217,7 +220,7 @@ pub(crate) fn build(
     scene: &Scene,
     ranges: &[Range<usize>],
     w: &mut [f32],
-    x: &mut [Vec3],
+    x: &mut [DVec3],
     v: &mut [Vec3],
 ) -> Result<(Vec<AttachmentLink>, Vec<Driven>), SceneError> {
     let mut links = Vec::new();
@@ -270,7 +273,7 @@ pub(crate) fn build(
         match pinned {
             Some((vertex, (frame, local))) if hard => {
                 w[vertex] = 0.0;
-                x[vertex] = scene.frames[frame].world_from_local.transform_point3(local);
+                x[vertex] = scene.frames[frame].world_from_local.transform_point3(local).as_dvec3();
                 v[vertex] = Vec3::ZERO;
                 driven.push(Driven { vertex, frame, local });
             }
@@ -359,11 +362,11 @@ pub(crate) fn follow_frames(
     links: &mut [AttachmentLink],
     driven: &[Driven],
     frames: &[FrameMotion],
-    x: &mut [Vec3],
+    x: &mut [DVec3],
     progress: f32,
 ) {
     for d in driven {
-        x[d.vertex] = frames[d.frame].point(d.local, progress);
+        x[d.vertex] = frames[d.frame].point(d.local, progress).as_dvec3();
     }
     for link in links {
         for side in [&mut link.a, &mut link.b] {

@@ -16,7 +16,7 @@ use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
 use crate::scene::{BendDefault, Body};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::collections::HashMap;
 use std::ops::Range;
 use wide::f32x8;
@@ -174,7 +174,7 @@ impl Constraint for Hinge {
     /// # Safety
     /// No other thread may touch this hinge's vertices or multiplier (colouring).
     #[inline]
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut f32, step: Step) {
         // SAFETY: forwarded contract.
         unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
     }
@@ -185,8 +185,8 @@ impl Constraint for Hinge {
         items: &[Self],
         lambda: Shared<f32>,
         range: Range<usize>,
-        x: Shared<Vec3>,
-        x_prev: &[Vec3],
+        x: Shared<DVec3>,
+        x_prev: &[DVec3],
         w: &[f32],
         step: Step,
     ) {
@@ -208,7 +208,14 @@ impl Constraint for Hinge {
 /// `items` share no vertex, and no other thread touches their vertices or `lambda`
 /// (`lambda.len() == items.len() <= LANES`).
 #[inline(always)]
-unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], step: Step) {
+unsafe fn project_lanes(
+    items: &[Hinge],
+    lambda: &mut [f32],
+    x: Shared<DVec3>,
+    x_prev: &[DVec3],
+    w: &[f32],
+    step: Step,
+) {
     let n = items.len();
     debug_assert!((1..=LANES).contains(&n) && lambda.len() == n);
     // Transpose the hinges into lanes (plain loops: the optimiser keeps them inline).
@@ -230,7 +237,12 @@ unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_
     let (damping, lam) = (f32x8::from(field[6]), f32x8::from(field[7]));
     // SAFETY: exclusive per the contract.
     let p = unsafe {
-        [Vec3x8::gather(x, &idx[0]), Vec3x8::gather(x, &idx[1]), Vec3x8::gather(x, &idx[2]), Vec3x8::gather(x, &idx[3])]
+        [
+            Vec3x8::ZERO,
+            Vec3x8::gather_rel(x, &idx[1], &idx[0]),
+            Vec3x8::gather_rel(x, &idx[2], &idx[0]),
+            Vec3x8::gather_rel(x, &idx[3], &idx[0]),
+        ]
     };
 
     let e = p[1] - p[0];
@@ -264,7 +276,8 @@ unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_
     let mut rate = f32x8::ZERO;
     if items.iter().any(|h| h.damping > 0.0) {
         for v in 0..4 {
-            rate += grad[v].dot(p[v] - Vec3x8::gather_slice(x_prev, &idx[v]));
+            // SAFETY: exclusive per the contract.
+            rate += grad[v].dot(unsafe { Vec3x8::gather_moved(x, x_prev, &idx[v]) });
         }
     }
     let alpha = ok.bitselect(compliance, f32x8::ZERO) * f32x8::splat(step.inv_dt2);
@@ -281,7 +294,7 @@ unsafe fn project_lanes(items: &[Hinge], lambda: &mut [f32], x: Shared<Vec3>, x_
         let step_v = grad[v] * (wv[v] * d_lambda);
         for (k, &i) in idx[v][..n].iter().enumerate() {
             // SAFETY: exclusive per the contract; lane k owns its hinge's vertices.
-            unsafe { *x.get(i as usize) += step_v.lane(k) };
+            unsafe { *x.get(i as usize) += step_v.lane(k).as_dvec3() };
         }
     }
 }
@@ -337,13 +350,14 @@ mod tests {
                     damping: 0.002 * s,
                 });
             }
-            let x_prev: Vec<Vec3> = x.iter().map(|p| *p * 0.98).collect();
+            let xd: Vec<DVec3> = x.iter().map(|p| p.as_dvec3()).collect();
+            let x_prev: Vec<DVec3> = xd.iter().map(|p| *p * 0.98).collect();
             let w: Vec<f32> = (0..x.len()).map(|i| 0.5 + (i % 3) as f32).collect();
             let step = Step::new(1.0 / 240.0);
-            let (mut lanes_x, mut lanes_lambda) = (x.clone(), vec![0.05f32; count]);
+            let (mut lanes_x, mut lanes_lambda) = (xd.clone(), vec![0.05f32; count]);
             // SAFETY: one thread; the hinges share no vertex.
             unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
-            let mut scalar_x = x.clone();
+            let mut scalar_x = xd.clone();
             for (k, h) in items.iter().enumerate() {
                 let mut lambda = 0.05f32;
                 if h.compliance.is_finite() {
@@ -362,8 +376,8 @@ mod tests {
             for (a, b) in lanes_x.iter().zip(&scalar_x) {
                 assert!(a.distance(*b) < 1e-5, "{a} vs {b}");
             }
-            assert_eq!(lanes_x[8..12], x[8..12], "the torn hinge moved");
-            assert!(lanes_x.iter().zip(&x).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
+            assert_eq!(lanes_x[8..12], xd[8..12], "the torn hinge moved");
+            assert!(lanes_x.iter().zip(&xd).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
         }
     }
 

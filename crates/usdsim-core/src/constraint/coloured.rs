@@ -2,7 +2,7 @@
 //! is a contiguous range of elements with pairwise disjoint vertices, their XPBD
 //! multipliers, and the maps between input order and storage order.
 
-use glam::Vec3;
+use glam::DVec3;
 
 use super::xpbd::Step;
 use super::Constraint;
@@ -70,7 +70,7 @@ impl<C: Constraint> ColouredView<'_, C> {
     /// Every member of the team calls it together (the colours are separated by the
     /// team's barriers), and nothing else touches these elements' vertices meanwhile.
     #[inline]
-    pub unsafe fn project(&self, member: &Member, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], step: Step) {
+    pub unsafe fn project(&self, member: &Member, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], step: Step) {
         // SAFETY: within one colour elements share no vertex, each element index owns its
         // multiplier slot, members take disjoint shares, and the team syncs between colours.
         self.colours.for_each_share(member, |share| unsafe {

@@ -1,7 +1,7 @@
 //! Every element constraint of a scene, each kind in its colour-sorted set: the one
 //! place that lists the kinds, their order in an iteration and how often each runs.
 
-use glam::Vec3;
+use glam::DVec3;
 
 use super::bending::Hinge;
 use super::coloured::{Coloured, ColouredView};
@@ -77,8 +77,8 @@ impl ElementsView<'_> {
         &self,
         member: &Member,
         iteration: u32,
-        x: Shared<Vec3>,
-        x_prev: &[Vec3],
+        x: Shared<DVec3>,
+        x_prev: &[DVec3],
         w: &[f32],
         step: Step,
     ) {

@@ -9,7 +9,7 @@
 //! team split a colour (determinism across `--threads`).
 
 use crate::parallel::colouring::Shared;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::ops::{Add, Mul, Neg, Range, Sub};
 use wide::f32x8;
 
@@ -31,22 +31,45 @@ pub(crate) struct Vec3x8 {
 }
 
 impl Vec3x8 {
-    /// Lane `k` is `x[idx[k]]`.
+    /// Zero in every lane.
+    pub const ZERO: Self = Self { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO };
+
+    /// Lane `k` is `x[idx[k]] − x[origin[k]]`, subtracted in f64 before rounding to f32:
+    /// an element's shape from positions relative to one of its vertices, so a position's
+    /// distance from the scene origin costs no precision (see `Solver::x`).
     ///
     /// # Safety
     /// No other thread may be writing these vertices (the colouring guarantees it).
     #[inline(always)]
-    pub unsafe fn gather(x: Shared<Vec3>, idx: &[u32; LANES]) -> Self {
+    pub unsafe fn gather_rel(x: Shared<DVec3>, idx: &[u32; LANES], origin: &[u32; LANES]) -> Self {
         let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
         for k in 0..LANES {
             // SAFETY: forwarded contract.
-            let p = unsafe { *x.get(idx[k] as usize) };
-            (a[k], b[k], c[k]) = (p.x, p.y, p.z);
+            let p = unsafe { *x.get(idx[k] as usize) - *x.get(origin[k] as usize) };
+            (a[k], b[k], c[k]) = (p.x as f32, p.y as f32, p.z as f32);
+        }
+        Self { x: a.into(), y: b.into(), z: c.into() }
+    }
+
+    /// Lane `k` is `x[idx[k]] − x_prev[idx[k]]`, the vertex's displacement this substep
+    /// (for damping), subtracted in f64.
+    ///
+    /// # Safety
+    /// No other thread may be writing these vertices (the colouring guarantees it).
+    #[inline(always)]
+    pub unsafe fn gather_moved(x: Shared<DVec3>, x_prev: &[DVec3], idx: &[u32; LANES]) -> Self {
+        let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        for k in 0..LANES {
+            let i = idx[k] as usize;
+            // SAFETY: forwarded contract.
+            let p = unsafe { *x.get(i) } - x_prev[i];
+            (a[k], b[k], c[k]) = (p.x as f32, p.y as f32, p.z as f32);
         }
         Self { x: a.into(), y: b.into(), z: c.into() }
     }
 
     /// Lane `k` is `x[idx[k]]`, from a slice nobody writes.
+    #[cfg(test)]
     #[inline(always)]
     pub fn gather_slice(x: &[Vec3], idx: &[u32; LANES]) -> Self {
         let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);

@@ -21,7 +21,7 @@ use super::lanes::{batches, Vec3x8, LANES};
 use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
-use glam::{Mat2, Vec2, Vec3};
+use glam::{DVec3, Mat2, Vec2, Vec3};
 use std::ops::Range;
 use wide::f32x8;
 
@@ -125,7 +125,7 @@ impl Constraint for Membrane {
     /// # Safety
     /// No other thread may touch this triangle's vertices or multipliers (colouring).
     #[inline]
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
         // SAFETY: forwarded contract.
         unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
     }
@@ -136,8 +136,8 @@ impl Constraint for Membrane {
         items: &[Self],
         lambda: Shared<[f32; 2]>,
         range: Range<usize>,
-        x: Shared<Vec3>,
-        x_prev: &[Vec3],
+        x: Shared<DVec3>,
+        x_prev: &[DVec3],
         w: &[f32],
         step: Step,
     ) {
@@ -162,8 +162,8 @@ impl Constraint for Membrane {
 unsafe fn project_lanes(
     items: &[Membrane],
     lambda: &mut [[f32; 2]],
-    x: Shared<Vec3>,
-    x_prev: &[Vec3],
+    x: Shared<DVec3>,
+    x_prev: &[DVec3],
     w: &[f32],
     step: Step,
 ) {
@@ -201,7 +201,7 @@ unsafe fn project_lanes(
     let damping = f32x8::from(field[8]);
     let (lam0, lam1) = (f32x8::from(lam[0]), f32x8::from(lam[1]));
     // SAFETY: exclusive per the contract.
-    let p = unsafe { [Vec3x8::gather(x, &idx[0]), Vec3x8::gather(x, &idx[1]), Vec3x8::gather(x, &idx[2])] };
+    let p = unsafe { [Vec3x8::ZERO, Vec3x8::gather_rel(x, &idx[1], &idx[0]), Vec3x8::gather_rel(x, &idx[2], &idx[0])] };
 
     // F = [d1 d2]·A, its polar decomposition through the 2×2 stretch S = √(FᵀF).
     let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
@@ -245,7 +245,8 @@ unsafe fn project_lanes(
     let (mut r0, mut r1) = (f32x8::ZERO, f32x8::ZERO);
     if items.iter().any(|m| m.damping > 0.0) {
         for v in 0..3 {
-            let dx = p[v] - Vec3x8::gather_slice(x_prev, &idx[v]);
+            // SAFETY: exclusive per the contract.
+            let dx = unsafe { Vec3x8::gather_moved(x, x_prev, &idx[v]) };
             r0 += g_dev[v].dot(dx);
             r1 += g_area[v].dot(dx);
         }
@@ -270,7 +271,7 @@ unsafe fn project_lanes(
         let step_v = (g_dev[v] * d0 + g_area[v] * d1) * wv[v];
         for (k, &i) in idx[v][..n].iter().enumerate() {
             // SAFETY: exclusive per the contract; lane k owns its triangle's vertices.
-            unsafe { *x.get(i as usize) += step_v.lane(k) };
+            unsafe { *x.get(i as usize) += step_v.lane(k).as_dvec3() };
         }
     }
 }
@@ -326,14 +327,15 @@ mod tests {
                     rest[2] - Vec3::new(wobble.y, wobble.z, wobble.x),
                 ]);
             }
-            let x_prev: Vec<Vec3> = x.iter().map(|p| *p * 0.99).collect();
+            let xd: Vec<DVec3> = x.iter().map(|p| p.as_dvec3()).collect();
+            let x_prev: Vec<DVec3> = xd.iter().map(|p| *p * 0.99).collect();
             let w: Vec<f32> = (0..x.len()).map(|i| 1.0 + (i % 4) as f32).collect();
             let step = Step::new(1.0 / 600.0);
-            let mut lanes_x = x.clone();
+            let mut lanes_x = xd.clone();
             let mut lanes_lambda = vec![[0.1f32, -0.2]; count];
             // SAFETY: one thread; the triangles share no vertex.
             unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
-            let mut scalar_x = x.clone();
+            let mut scalar_x = xd.clone();
             for (k, m) in items.iter().enumerate() {
                 let (c, [g_dev, g_area]) = m.evaluate(m.v.map(|i| x[i as usize])).unwrap();
                 let mut lambda = [0.1f32, -0.2];
@@ -379,7 +381,7 @@ mod tests {
             for (a, b) in lanes_x.iter().zip(&scalar_x) {
                 assert!(a.distance(*b) < 1e-5, "{a} vs {b}");
             }
-            assert!(lanes_x.iter().zip(&x).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
+            assert!(lanes_x.iter().zip(&xd).any(|(a, b)| a.distance(*b) > 1e-3), "the projection moved something");
         }
     }
 

@@ -7,7 +7,7 @@
 //! field in [`elements::Elements`] (which lists the kinds and their order), and its
 //! construction from the bodies in `solver/build.rs`.
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::ops::Range;
 
 use crate::parallel::colouring::Shared;
@@ -24,6 +24,13 @@ pub(crate) mod pin;
 pub(crate) mod spring;
 pub(crate) mod xpbd;
 
+/// Positions relative to the first, differenced in f64 and then rounded to f32: what an
+/// element's or a contact's translation-invariant geometry reads, so that it keeps f32's
+/// relative precision at any distance from the origin (see `Solver::x`).
+pub(crate) fn relative<const N: usize>(p: [DVec3; N]) -> [Vec3; N] {
+    p.map(|q| (q - p[0]).as_vec3())
+}
+
 /// One element of a constraint kind that XPBD projects (Macklin et al. 2016): what the
 /// colouring needs to know (the vertices it moves) and the projection itself.
 pub(crate) trait Constraint: Copy + Send + Sync {
@@ -38,7 +45,7 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     /// # Safety
     /// No other thread may touch this element's vertices or multipliers meanwhile (the
     /// colouring guarantees it).
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut Self::Lambda, step: Step);
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut Self::Lambda, step: Step);
 
     /// Projects `items[range]`, elements of one colour (no two share a vertex), with
     /// their multipliers `lambda[range]`. One by one unless a kind projects several at
@@ -52,8 +59,8 @@ pub(crate) trait Constraint: Copy + Send + Sync {
         items: &[Self],
         lambda: Shared<Self::Lambda>,
         range: Range<usize>,
-        x: Shared<Vec3>,
-        x_prev: &[Vec3],
+        x: Shared<DVec3>,
+        x_prev: &[DVec3],
         w: &[f32],
         step: Step,
     ) {

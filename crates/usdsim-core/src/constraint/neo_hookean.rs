@@ -9,7 +9,7 @@
 use super::Constraint;
 use crate::constraint::xpbd::{self, Step};
 use crate::parallel::colouring::Shared;
-use glam::{Mat3, Vec3};
+use glam::{DVec3, Mat3, Vec3};
 
 /// One tetrahedral element with its precomputed rest data.
 #[derive(Clone, Copy, Debug)]
@@ -89,9 +89,11 @@ impl Constraint for Tet {
     /// # Safety
     /// No other thread may touch this tet's vertices or multipliers (colouring).
     #[inline]
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
         // SAFETY: exclusive per the contract.
-        let p = self.v.map(|i| unsafe { *x.get(i as usize) });
+        let origin = unsafe { *x.get(self.v[0] as usize) };
+        // Relative to vertex 0 in f64 first (see `Solver::x`).
+        let p = self.v.map(|i| (unsafe { *x.get(i as usize) } - origin).as_vec3());
         let f = Mat3::from_cols(p[1] - p[0], p[2] - p[0], p[3] - p[0]) * self.dm_inv;
         let norm = (f.x_axis.length_squared() + f.y_axis.length_squared() + f.z_axis.length_squared()).sqrt();
         if norm < 1e-9 {

@@ -7,7 +7,7 @@
 use super::Constraint;
 use crate::constraint::xpbd::Step;
 use crate::parallel::colouring::Shared;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 /// A soft pin in solver form.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,7 @@ impl Constraint for SoftPin {
     ///
     /// # Safety
     /// No other thread may touch this pin's vertex or multiplier.
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut f32, step: Step) {
         let i = self.vertex as usize;
         let wi = w[i];
         if wi == 0.0 {
@@ -41,7 +41,7 @@ impl Constraint for SoftPin {
         }
         // SAFETY: exclusive per the contract.
         let xi = unsafe { x.get(i) };
-        let d = *xi - self.target;
+        let d = (*xi - self.target.as_dvec3()).as_vec3();
         let c = d.length();
         if c < 1e-12 {
             return;
@@ -49,9 +49,9 @@ impl Constraint for SoftPin {
         let n = d / c;
         let alpha = self.compliance * step.inv_dt2;
         let gamma = self.damping / step.dt;
-        let rate = n.dot(*xi - x_prev[i]);
+        let rate = n.dot((*xi - x_prev[i]).as_vec3());
         let d_lambda = (-c - alpha * *lambda - gamma * rate) / ((1.0 + gamma) * wi + alpha);
         *lambda += d_lambda;
-        *xi += n * (wi * d_lambda);
+        *xi += (n * (wi * d_lambda)).as_dvec3();
     }
 }

@@ -2,7 +2,7 @@
 //! XPBD integrator): `C = |x₁ − x₀| − rest`, compliance `1/ks`, damping time `kd/ks`.
 
 use super::Constraint;
-use glam::Vec3;
+use glam::DVec3;
 
 use super::xpbd::{self, Step};
 use crate::parallel::colouring::Shared;
@@ -39,13 +39,13 @@ impl Constraint for SpringLink {
     /// # Safety
     /// No other thread may touch this link's vertices or multiplier (colouring).
     #[inline]
-    unsafe fn project(&self, x: Shared<Vec3>, x_prev: &[Vec3], w: &[f32], lambda: &mut f32, step: Step) {
+    unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut f32, step: Step) {
         if self.compliance == f32::INFINITY {
             return; // torn
         }
         // SAFETY: exclusive per the contract.
         let (a, b) = unsafe { (*x.get(self.v[0] as usize), *x.get(self.v[1] as usize)) };
-        let d = b - a;
+        let d = (b - a).as_vec3();
         let len = d.length();
         if len < 1e-12 {
             return;

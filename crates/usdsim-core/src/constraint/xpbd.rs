@@ -4,7 +4,7 @@
 //! Constrained Dynamics", eq. 18 for the multiplier update and eq. 26 for damping.
 
 use crate::parallel::colouring::Shared;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 /// Per-substep constants of a projection pass.
 #[derive(Clone, Copy, Debug)]
@@ -34,8 +34,8 @@ impl Step {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn apply<const N: usize>(
-    x: Shared<Vec3>,
-    x_prev: &[Vec3],
+    x: Shared<DVec3>,
+    x_prev: &[DVec3],
     w: &[f32],
     idx: &[u32; N],
     grad: &[Vec3; N],
@@ -52,7 +52,7 @@ pub unsafe fn apply<const N: usize>(
         denom += w[i] * grad[k].length_squared();
         if damping > 0.0 {
             // SAFETY: exclusive per the caller's contract.
-            rate += grad[k].dot(unsafe { *x.get(i) } - x_prev[i]);
+            rate += grad[k].dot((unsafe { *x.get(i) } - x_prev[i]).as_vec3());
         }
     }
     let alpha = compliance * step.inv_dt2;
@@ -69,7 +69,7 @@ pub unsafe fn apply<const N: usize>(
     for k in 0..N {
         let i = idx[k] as usize;
         // SAFETY: exclusive per the caller's contract.
-        unsafe { *x.get(i) += grad[k] * (w[i] * d_lambda) };
+        unsafe { *x.get(i) += (grad[k] * (w[i] * d_lambda)).as_dvec3() };
     }
 }
 
@@ -87,8 +87,8 @@ pub unsafe fn apply<const N: usize>(
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn apply_pair<const N: usize>(
-    x: Shared<Vec3>,
-    x_prev: &[Vec3],
+    x: Shared<DVec3>,
+    x_prev: &[DVec3],
     w: &[f32],
     idx: &[u32; N],
     grad: [&[Vec3; N]; 2],
@@ -109,7 +109,7 @@ pub unsafe fn apply_pair<const N: usize>(
         a11 += wi * g1.length_squared() as f64;
         if damping > 0.0 {
             // SAFETY: exclusive per the caller's contract.
-            let dx = unsafe { *x.get(i) } - x_prev[i];
+            let dx = (unsafe { *x.get(i) } - x_prev[i]).as_vec3();
             r0 += g0.dot(dx) as f64;
             r1 += g1.dot(dx) as f64;
         }
@@ -136,6 +136,6 @@ pub unsafe fn apply_pair<const N: usize>(
     for k in 0..N {
         let i = idx[k] as usize;
         // SAFETY: exclusive per the caller's contract.
-        unsafe { *x.get(i) += (grad[0][k] * d0 + grad[1][k] * d1) * w[i] };
+        unsafe { *x.get(i) += ((grad[0][k] * d0 + grad[1][k] * d1) * w[i]).as_dvec3() };
     }
 }

@@ -24,7 +24,7 @@ use crate::error::SceneError;
 use crate::mesh::parry_shape::parry_shape;
 use crate::parallel::colouring::Shared;
 use crate::scene::{Collider, ColliderShape};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;
 use parry3d::query::PointQueryWithLocation;
@@ -234,14 +234,15 @@ pub fn detect(
 /// # Safety
 /// No other thread may touch this vertex (each vertex has at most one entry).
 #[inline]
-pub unsafe fn project(vc: &mut VertexContacts, x: Shared<Vec3>) {
+pub unsafe fn project(vc: &mut VertexContacts, x: Shared<DVec3>) {
     // SAFETY: exclusive per the contract.
     let p = unsafe { x.get(vc.vertex as usize) };
     for k in 0..vc.count as usize {
-        let c = vc.normal[k].dot(*p) - vc.offset[k];
+        let n = vc.normal[k].as_dvec3();
+        let c = n.dot(*p) - vc.offset[k] as f64;
         if c < 0.0 {
-            *p -= vc.normal[k] * c;
-            vc.push[k] -= c;
+            *p -= n * c;
+            vc.push[k] -= c as f32;
         }
     }
 }
@@ -249,15 +250,16 @@ pub unsafe fn project(vc: &mut VertexContacts, x: Shared<Vec3>) {
 /// Moves every vertex that started its substep inside a contact plane out by at most
 /// `max_step` along the normal (`max_depenetration_velocity · dt`), after the velocity
 /// update, so the move adds no velocity.
-pub fn depenetrate(contacts: &[VertexContacts], x: Shared<Vec3>, max_step: f32) {
+pub fn depenetrate(contacts: &[VertexContacts], x: Shared<DVec3>, max_step: f32) {
     contacts.par_iter().with_min_len(256).for_each(|vc| {
         // SAFETY: each vertex appears in at most one `VertexContacts`.
         let p = unsafe { x.get(vc.vertex as usize) };
         for k in 0..vc.count as usize {
             if vc.overlap[k] > 0.0 {
-                let depth = vc.offset[k] + vc.overlap[k] - vc.normal[k].dot(*p);
+                let n = vc.normal[k].as_dvec3();
+                let depth = (vc.offset[k] + vc.overlap[k]) as f64 - n.dot(*p);
                 if depth > 0.0 {
-                    *p += vc.normal[k] * depth.min(max_step);
+                    *p += n * depth.min(max_step as f64);
                 }
             }
         }
@@ -265,7 +267,7 @@ pub fn depenetrate(contacts: &[VertexContacts], x: Shared<Vec3>, max_step: f32) 
 }
 
 /// Applies Coulomb friction to the substep's displacement of every contacting vertex.
-pub fn apply_friction(contacts: &[VertexContacts], x: Shared<Vec3>, x_prev: &[Vec3]) {
+pub fn apply_friction(contacts: &[VertexContacts], x: Shared<DVec3>, x_prev: &[DVec3]) {
     contacts.par_iter().with_min_len(256).for_each(|vc| {
         let i = vc.vertex as usize;
         // SAFETY: each vertex appears in at most one `VertexContacts`.
@@ -275,7 +277,7 @@ pub fn apply_friction(contacts: &[VertexContacts], x: Shared<Vec3>, x_prev: &[Ve
                 continue;
             }
             let n = vc.normal[k];
-            let d = *p - x_prev[i];
+            let d = (*p - x_prev[i]).as_vec3();
             let tangential = d - n * n.dot(d);
             let slip = tangential.length();
             if slip < 1e-12 {
@@ -283,9 +285,9 @@ pub fn apply_friction(contacts: &[VertexContacts], x: Shared<Vec3>, x_prev: &[Ve
             }
             let [mu_s, mu_d] = vc.friction[k];
             if slip <= mu_s * vc.push[k] {
-                *p -= tangential;
+                *p -= tangential.as_dvec3();
             } else {
-                *p -= tangential * (mu_d * vc.push[k] / slip).min(1.0);
+                *p -= (tangential * (mu_d * vc.push[k] / slip).min(1.0)).as_dvec3();
             }
         }
     });

@@ -80,6 +80,7 @@
 mod candidates;
 mod cone_tree;
 
+use crate::constraint::relative;
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use crate::mesh::spatial_hash::SpatialHash;
@@ -88,7 +89,7 @@ use crate::parallel::colouring::Shared;
 use crate::scene::{BodyKind, Scene};
 use candidates::Candidates;
 use cone_tree::ConeTree;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -541,6 +542,17 @@ impl Surfaces {
         Some((n, s, t, n.dot(delta) - c.distance))
     }
 
+    /// The four vertices contact `c` moves: the vertex and the triangle's corners, or
+    /// both edges' ends.
+    pub fn vertices(&self, c: &Contact) -> [u32; 4] {
+        if c.edge {
+            self.edge_vertices(c)
+        } else {
+            let [a, b, d] = self.triangles[c.triangle as usize];
+            [c.vertex, a, b, d]
+        }
+    }
+
     /// The four vertices of an edge–edge contact.
     #[inline]
     fn edge_vertices(&self, c: &Contact) -> [u32; 4] {
@@ -669,7 +681,7 @@ impl Surfaces {
     /// # Safety
     /// No other thread may touch `x` or `contacts` meanwhile (the solver calls this on the team's
     /// leader between barriers).
-    pub unsafe fn project(&self, contacts: Shared<Contact>, count: usize, x: Shared<Vec3>, w: &[f32]) {
+    pub unsafe fn project(&self, contacts: Shared<Contact>, count: usize, x: Shared<DVec3>, w: &[f32]) {
         for k in 0..count {
             // SAFETY: exclusive per the contract; `count` is the list's length.
             let c = unsafe { contacts.get(k) };
@@ -682,7 +694,7 @@ impl Surfaces {
     /// 0`) apart by at most `max_step` towards its full thickness, in list order: the
     /// position-only resolution of an existing overlap, run after the velocity update so
     /// that it adds no velocity (see `Settings::max_depenetration_velocity`).
-    pub fn depenetrate(&self, contacts: &[Contact], x: &mut [Vec3], w: &[f32], max_step: f32) {
+    pub fn depenetrate(&self, contacts: &[Contact], x: &mut [DVec3], w: &[f32], max_step: f32) {
         let x = Shared::new(x);
         for c in contacts.iter().filter(|c| c.overlap > 0.0) {
             let full = Contact { distance: c.distance + c.overlap, ..*c };
@@ -697,11 +709,12 @@ impl Surfaces {
     /// # Safety
     /// No other thread may touch `x` meanwhile.
     #[inline]
-    unsafe fn correct(&self, c: &Contact, x: Shared<Vec3>, w: &[f32], cap: f32) -> f32 {
+    unsafe fn correct(&self, c: &Contact, x: Shared<DVec3>, w: &[f32], cap: f32) -> f32 {
+        // SAFETY (both reads): exclusive per the contract.
+        let at = |i: u32| unsafe { *x.get(i as usize) };
         if c.edge {
             let ids = self.edge_vertices(c);
-            // SAFETY: exclusive per the contract.
-            let p = ids.map(|i| unsafe { *x.get(i as usize) });
+            let p = relative(ids.map(at));
             let Some((n, s, t, value)) = Self::evaluate_edge(c, p) else { return 0.0 };
             if value >= 0.0 {
                 return 0.0;
@@ -715,15 +728,14 @@ impl Surfaces {
             let dl = (-value).min(cap) / denom;
             for j in 0..4 {
                 // SAFETY: exclusive per the contract.
-                unsafe { *x.get(ids[j] as usize) += n * (wi[j] * coef[j] * dl) };
+                unsafe { *x.get(ids[j] as usize) += (n * (wi[j] * coef[j] * dl)).as_dvec3() };
             }
             return dl;
         }
         let tri = self.triangles[c.triangle as usize];
         let vi = c.vertex as usize;
-        // SAFETY: exclusive per the contract.
-        let (p, t) = unsafe { (*x.get(vi), tri.map(|i| *x.get(i as usize))) };
-        let Some((n, bary, value)) = self.evaluate(c, p, t) else { return 0.0 };
+        let [p, t0, t1, t2] = relative([c.vertex, tri[0], tri[1], tri[2]].map(at));
+        let Some((n, bary, value)) = self.evaluate(c, p, [t0, t1, t2]) else { return 0.0 };
         if value >= 0.0 {
             return 0.0;
         }
@@ -735,9 +747,9 @@ impl Surfaces {
         let dl = (-value).min(cap) / denom;
         // SAFETY: exclusive per the contract.
         unsafe {
-            *x.get(vi) += n * (w[vi] * dl);
+            *x.get(vi) += (n * (w[vi] * dl)).as_dvec3();
             for k in 0..3 {
-                *x.get(tri[k] as usize) -= n * (wt[k] * bary[k] * dl);
+                *x.get(tri[k] as usize) -= (n * (wt[k] * bary[k] * dl)).as_dvec3();
             }
         }
         dl
@@ -745,16 +757,17 @@ impl Surfaces {
 
     /// Coulomb friction on the substep's relative tangential motion of every contact
     /// that pushed.
-    pub fn apply_friction(&self, contacts: &[Contact], x: &mut [Vec3], x_prev: &[Vec3], w: &[f32]) {
+    pub fn apply_friction(&self, contacts: &[Contact], x: &mut [DVec3], x_prev: &[DVec3], w: &[f32]) {
+        let moved = |x: &[DVec3], i: u32| (x[i as usize] - x_prev[i as usize]).as_vec3();
         for c in contacts {
             if c.push <= 0.0 {
                 continue;
             }
             if c.edge {
                 let ids = self.edge_vertices(c);
-                let Some((n, s, t, _)) = Self::evaluate_edge(c, ids.map(|i| x[i as usize])) else { continue };
+                let Some((n, s, t, _)) = Self::evaluate_edge(c, relative(ids.map(|i| x[i as usize]))) else { continue };
                 let coef = [1.0 - s, s, t - 1.0, -t];
-                let rel: Vec3 = (0..4).map(|j| (x[ids[j] as usize] - x_prev[ids[j] as usize]) * coef[j]).sum();
+                let rel: Vec3 = (0..4).map(|j| moved(x, ids[j]) * coef[j]).sum();
                 let tangential = rel - n * n.dot(rel);
                 let slip = tangential.length();
                 if slip < 1e-12 {
@@ -768,16 +781,16 @@ impl Surfaces {
                 let remove = coulomb(c, slip, denom);
                 let dl = tangential * (remove / denom);
                 for j in 0..4 {
-                    x[ids[j] as usize] -= dl * (wi[j] * coef[j]);
+                    x[ids[j] as usize] -= (dl * (wi[j] * coef[j])).as_dvec3();
                 }
                 continue;
             }
             let tri = self.triangles[c.triangle as usize];
             let vi = c.vertex as usize;
-            let t = tri.map(|i| x[i as usize]);
-            let Some((n, bary, _)) = self.evaluate(c, x[vi], t) else { continue };
-            let t0 = tri.map(|i| x_prev[i as usize]);
-            let rel = (x[vi] - x_prev[vi]) - (point(bary, t[0], t[1], t[2]) - point(bary, t0[0], t0[1], t0[2]));
+            let [p, t0, t1, t2] = relative([c.vertex, tri[0], tri[1], tri[2]].map(|i| x[i as usize]));
+            let Some((n, bary, _)) = self.evaluate(c, p, [t0, t1, t2]) else { continue };
+            let [m0, m1, m2] = tri.map(|i| moved(x, i));
+            let rel = moved(x, c.vertex) - point(bary, m0, m1, m2);
             let tangential = rel - n * n.dot(rel);
             let slip = tangential.length();
             if slip < 1e-12 {
@@ -791,9 +804,9 @@ impl Surfaces {
             let remove = coulomb(c, slip, denom);
             // Solve for the correction that cancels `remove` of the relative slip.
             let dl = tangential * (remove / denom);
-            x[vi] -= dl * w[vi];
+            x[vi] -= (dl * w[vi]).as_dvec3();
             for k in 0..3 {
-                x[tri[k] as usize] += dl * (wt[k] * bary[k]);
+                x[tri[k] as usize] += (dl * (wt[k] * bary[k])).as_dvec3();
             }
         }
     }

@@ -44,7 +44,7 @@ use crate::mesh::parry_shape::parry_shape;
 use crate::parallel::colouring::Shared;
 use crate::rigid::{RigidState, RigidWorld};
 use crate::scene::RigidBody;
-use glam::{Quat, Vec3};
+use glam::{DVec3, Quat, Vec3};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
 use parry3d::math::Pose;
 use parry3d::shape::Shape;
@@ -73,7 +73,7 @@ struct BodyShape {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RigidContact {
     /// Global vertex index.
-    vertex: u32,
+    pub(crate) vertex: u32,
     /// Rigid body index.
     rigid: u32,
     /// Closest point on the shape's surface, in the body's frame.
@@ -269,7 +269,7 @@ impl RigidContacts {
     /// which cancels what the ground resists. The vertex keeps its share of the
     /// correction; the body's share shows up as motion from the next substep on, and any
     /// overlap it leaves is corrected then.
-    pub fn finish(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], states: &mut [RigidState], dt: f32) {
+    pub fn finish(&mut self, x: &mut [DVec3], x_prev: &[DVec3], w: &[f32], states: &mut [RigidState], dt: f32) {
         self.friction(x, x_prev, w, states);
         self.kicks.clear();
         self.kicks.resize(states.len(), (Vec3::ZERO, Vec3::ZERO));
@@ -308,14 +308,14 @@ impl RigidContacts {
     }
 
     /// Coulomb friction on every contact that pushed this substep.
-    fn friction(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], states: &mut [RigidState]) {
+    fn friction(&mut self, x: &mut [DVec3], x_prev: &[DVec3], w: &[f32], states: &mut [RigidState]) {
         for c in &mut self.list {
             if c.lambda <= 0.0 {
                 continue;
             }
             let (i, s) = (c.vertex as usize, &mut states[c.rigid as usize]);
             let n = s.rot * c.normal;
-            let d = (x[i] - x_prev[i]) - (s.world_point(c.local) - s.previous_point(c.local));
+            let d = (x[i] - x_prev[i]).as_vec3() - (s.world_point(c.local) - s.previous_point(c.local));
             let tangential = d - n * n.dot(d);
             let slip = tangential.length();
             if slip < 1e-12 {
@@ -329,7 +329,7 @@ impl RigidContacts {
             let [mu_s, mu_d] = c.friction;
             let needed = slip / denom;
             let dl = if needed <= mu_s * c.lambda { needed } else { needed.min(mu_d * c.lambda) };
-            x[i] -= t * (w[i] * dl);
+            x[i] -= (t * (w[i] * dl)).as_dvec3();
             c.push(s, t * dl);
         }
     }
@@ -350,7 +350,7 @@ fn keep(filter: &FilterTable, bodies: &[Range<usize>], v: u32, r: usize) -> bool
 pub(crate) unsafe fn project(
     contacts: Shared<RigidContact>,
     count: usize,
-    x: Shared<Vec3>,
+    x: Shared<DVec3>,
     w: &[f32],
     rigid: &mut [RigidState],
 ) {
@@ -362,7 +362,7 @@ pub(crate) unsafe fn project(
         let p = unsafe { x.get(i) };
         let s = &mut rigid[c.rigid as usize];
         let n = s.rot * c.normal;
-        let violation = n.dot(*p - s.world_point(c.local)) - c.offset;
+        let violation = n.dot((*p - s.world_point(c.local).as_dvec3()).as_vec3()) - c.offset;
         if violation >= 0.0 {
             continue;
         }
@@ -371,7 +371,7 @@ pub(crate) unsafe fn project(
             continue;
         }
         let dl = -violation / denom;
-        *p += n * (w[i] * dl);
+        *p += (n * (w[i] * dl)).as_dvec3();
         c.lambda += dl;
         c.push(s, -n * dl);
     }

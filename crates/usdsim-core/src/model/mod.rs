@@ -5,3 +5,4 @@ pub(crate) mod integrator;
 pub(crate) mod mass;
 pub(crate) mod plasticity;
 pub(crate) mod spring_mass;
+pub(crate) mod time_scheme;

@@ -48,7 +48,7 @@ impl Solver {
             body_tet_start.push(tets.len());
             let base = x.len();
             let n = body.positions.len();
-            x.extend_from_slice(&body.positions);
+            x.extend(body.positions.iter().map(|p| p.as_dvec3()));
             v.extend_from_slice(&body.velocities);
             m.extend(mass::vertex_masses(body));
             let mat = body.material;
@@ -108,7 +108,7 @@ impl Solver {
             if let Some(t) = tears.as_mut() {
                 // Spare slots after the body's own vertices for the copies tearing makes.
                 let spare = tear::Tearing::slots(body).saturating_sub(n);
-                x.extend(std::iter::repeat_n(Vec3::ZERO, spare));
+                x.extend(std::iter::repeat_n(DVec3::ZERO, spare));
                 v.extend(std::iter::repeat_n(Vec3::ZERO, spare));
                 m.extend(std::iter::repeat_n(0.0, spare));
                 contact_params.extend(std::iter::repeat_n(params, spare));
@@ -143,7 +143,7 @@ impl Solver {
             let i = range.start + pin.vertex as usize;
             if pin.stiffness.is_infinite() && pin.stiffness > 0.0 {
                 w[i] = 0.0;
-                x[i] = pin.target;
+                x[i] = pin.target.as_dvec3();
                 v[i] = Vec3::ZERO;
             } else if pin.stiffness > 0.0 {
                 soft_pins.push(SoftPin {
@@ -172,7 +172,11 @@ impl Solver {
             if body.kinematic {
                 // Infinite mass: follows its targets exactly, never pushed.
                 w[range.clone()].fill(0.0);
-                kinematic.push(Kinematic { body: b, start: x[range].to_vec(), target: None });
+                kinematic.push(Kinematic {
+                    body: b,
+                    start: x[range].iter().map(|p| p.as_vec3()).collect(),
+                    target: None,
+                });
             } else if body.starts_asleep {
                 sleeping[b] = Some(w[range.clone()].to_vec());
                 w[range.clone()].fill(0.0);
@@ -264,6 +268,9 @@ impl Solver {
             settings,
             x_prev: x.clone(),
             x,
+            x32: Vec::new(),
+            history: History::default(),
+            x_prev32: Vec::new(),
             v,
             w,
             mass: m,
@@ -303,6 +310,7 @@ impl Solver {
             warnings,
             tet_frequency,
         };
+        solver.history = History::new(&solver.x, &solver.v, solver.attachment_groups());
         solver.warn_initial_overlaps();
         Ok(solver)
     }
@@ -319,8 +327,9 @@ impl Solver {
             let b = vertex_body[v as usize] as usize;
             filter.vertex_collider(b, v - bodies[b].start as u32, c)
         };
-        collider::detect(&self.colliders, &self.x, &self.x, &self.w, &self.contact_params, &keep, &mut self.contacts);
-        self.surfaces.detect(&self.x, &self.x, &self.w, &self.filter, &mut self.deformable_contacts);
+        let x: Vec<Vec3> = self.x.iter().map(|p| p.as_vec3()).collect();
+        collider::detect(&self.colliders, &x, &x, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        self.surfaces.detect(&x, &x, &self.w, &self.filter, &mut self.deformable_contacts);
         // (prim, prim) → deepest interpenetration, in name order for a stable message.
         let mut pairs: BTreeMap<(String, String), f32> = BTreeMap::new();
         let names = |b: usize| self.input.bodies[b].name.clone();

@@ -215,8 +215,14 @@ impl Solver {
         &self.warnings
     }
 
-    /// World-space positions of body `body`'s vertices.
-    pub fn positions(&self, body: BodyId) -> &[Vec3] {
+    /// World-space positions of body `body`'s vertices, rounded to f32 (the solver keeps
+    /// f64, see [`Solver::positions_f64`]).
+    pub fn positions(&self, body: BodyId) -> Vec<Vec3> {
+        self.x[self.bodies[body.0].clone()].iter().map(|p| p.as_vec3()).collect()
+    }
+
+    /// World-space positions of body `body`'s vertices as the solver keeps them.
+    pub fn positions_f64(&self, body: BodyId) -> &[DVec3] {
         &self.x[self.bodies[body.0].clone()]
     }
 
@@ -237,7 +243,7 @@ impl Solver {
 
     /// Mass-weighted centre of body `body`.
     pub fn centre_of_mass(&self, body: BodyId) -> Vec3 {
-        mass::centre_of_mass(self.positions(body), self.masses(body))
+        mass::centre_of_mass(&self.positions(body), self.masses(body))
     }
 
     /// Number of bodies.

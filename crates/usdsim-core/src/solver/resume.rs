@@ -18,10 +18,18 @@ use crate::scene::BodyId;
 /// One body's state between frames.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BodyState {
-    /// World positions of its vertices (tearing's copies included).
-    pub positions: Vec<Vec3>,
+    /// World positions of its vertices (tearing's copies included), in the solver's f64.
+    pub positions: Vec<glam::DVec3>,
     /// World velocities.
     pub velocities: Vec<Vec3>,
+    /// Positions at the start of the last substep, BDF2's history (`model/time_scheme.rs`);
+    /// empty before the first.
+    pub previous_positions: Vec<glam::DVec3>,
+    /// Velocities at the start of the last substep; empty with `previous_positions`.
+    pub previous_velocities: Vec<Vec3>,
+    /// A contact touched it (or a body attached to it) in the last substep, so it takes
+    /// implicit Euler in the next (`model/time_scheme.rs`).
+    pub touched: bool,
     /// Whether it still sleeps (`startsAsleep` and not woken yet).
     pub asleep: bool,
     /// How many times its topology changed (tearing); 0 leaves the rest empty.
@@ -101,9 +109,14 @@ impl Solver {
                     edges.sort_unstable();
                     edges
                 });
+                let h = &self.history;
+                let started = h.started;
                 BodyState {
                     positions: self.x[range.clone()].to_vec(),
                     velocities: self.v[range.clone()].to_vec(),
+                    previous_positions: if started { h.x[range.clone()].to_vec() } else { Vec::new() },
+                    previous_velocities: if started { h.v[range.clone()].to_vec() } else { Vec::new() },
+                    touched: h.touched(b),
                     asleep: self.sleeping[b].is_some(),
                     topology_version: version,
                     elements: if torn { tear::elements(&self.input.bodies[b]) } else { Vec::new() },
@@ -180,6 +193,7 @@ impl Solver {
             self.x[range.clone()].copy_from_slice(&s.positions);
             self.x_prev[range.clone()].copy_from_slice(&s.positions);
             self.v[range.clone()].copy_from_slice(&s.velocities);
+            self.history.restore(b, range, s);
             if let Some(t) = self.tearing[b].as_mut() {
                 t.broken = s.broken_edges.iter().map(|&[p, q]| (p, q)).collect();
             }
@@ -217,6 +231,7 @@ impl Solver {
             self.rigid.restore(&state.rigid).map_err(|reason| SceneError::Resume { reason })?;
         }
         self.frames = state.frames;
+        self.history.started = state.frames > 0;
         Ok(())
     }
 
@@ -252,7 +267,15 @@ impl Solver {
             if s.asleep && self.sleeping[b].is_none() {
                 return bad(format!("{name}: the state has it asleep, but it does not start asleep"));
             }
-            if !s.positions.iter().chain(&s.velocities).all(|p| p.is_finite()) {
+            // BDF2's history exists once a substep has run.
+            let expected = if state.frames == 0 { 0 } else { s.velocities.len() };
+            let history = s.previous_positions.len() == expected && s.previous_velocities.len() == expected;
+            if !history {
+                return bad(format!("{name}: the state's time-scheme history does not fit its vertices"));
+            }
+            let finite = s.positions.iter().chain(&s.previous_positions).all(|p| p.is_finite())
+                && s.velocities.iter().chain(&s.previous_velocities).all(|p| p.is_finite());
+            if !finite {
                 return Err(SceneError::NonFinite { body: name.clone(), what: "resumed positions or velocities" });
             }
         }

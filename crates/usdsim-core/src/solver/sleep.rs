@@ -35,7 +35,7 @@ impl Solver {
             return;
         }
         for k in 0..self.deformable_contacts.len() {
-            if let Some(b) = self.surfaces.woken_by(&self.deformable_contacts[k], &self.x, &self.x_prev) {
+            if let Some(b) = self.surfaces.woken_by(&self.deformable_contacts[k], &self.x32, &self.x_prev32) {
                 self.wake(BodyId(b));
             }
         }
@@ -60,7 +60,7 @@ impl Solver {
     }
 
     /// The body whose vertex range holds global vertex `vertex`.
-    fn body_of(&self, vertex: usize) -> usize {
+    pub(super) fn body_of(&self, vertex: usize) -> usize {
         self.bodies.partition_point(|r| r.start <= vertex).saturating_sub(1)
     }
 

@@ -272,7 +272,7 @@ impl Solver {
             s.gravity = self.body_gravity[fb.body].as_dvec3();
             for (k, i) in range.clone().enumerate() {
                 self.x_prev[i] = self.x[i];
-                s.x[k] = self.x[i].as_dvec3();
+                s.x[k] = self.x[i];
                 s.v[k] = self.v[i].as_dvec3();
                 s.mass[k] = if self.w[i] > 0.0 { self.mass[i] as f64 } else { 0.0 };
             }
@@ -306,10 +306,10 @@ impl Solver {
             s.step_with(integrator, dt as f64, &mut fb.scratch);
             for (k, i) in range.enumerate() {
                 if self.w[i] > 0.0 {
-                    let (x, v) = (s.x[k].as_vec3(), s.v[k].as_vec3());
+                    let (x, v) = (s.x[k], s.v[k].as_vec3());
                     self.x[i] = x;
                     self.v[i] = v;
-                    fb.offset[k] = self.x_prev[i] + v * dt - x;
+                    fb.offset[k] = (self.x_prev[i] + (v * dt).as_dvec3() - x).as_vec3();
                 }
             }
         }
@@ -325,7 +325,7 @@ impl Solver {
             if !link.compliance.is_finite() || (!link.tear_ratio.is_finite() && link.plastic.is_none()) {
                 continue;
             }
-            let len = x[link.v[0] as usize].distance(x[link.v[1] as usize]);
+            let len = x[link.v[0] as usize].distance(x[link.v[1] as usize]) as f32;
             if len > link.tear_ratio * link.rest {
                 link.compliance = f32::INFINITY;
             } else if let Some(p) = link.plastic {

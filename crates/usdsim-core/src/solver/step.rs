@@ -18,7 +18,7 @@ impl Solver {
         let dt = self.settings.frame_dt / self.settings.substeps as f32;
         let substeps = self.settings.substeps;
         for s in 0..substeps {
-            self.substep(Step::new(dt), (s + 1) as f32 / substeps as f32);
+            self.substep(dt, (s + 1) as f32 / substeps as f32);
         }
         self.settle_targets();
         self.frames += 1;
@@ -44,16 +44,20 @@ impl Solver {
 
     /// One substep; `progress` is how far through the frame its end lies (0, 1]. Its
     /// stages are the functions it calls, in order; each is documented below.
-    fn substep(&mut self, step: Step, progress: f32) {
-        self.predict(step.dt, progress);
+    fn substep(&mut self, dt: f32, progress: f32) {
+        let bdf = self.bdf2_substep();
+        let h = if bdf { dt * BDF2_STEP_RATIO } else { dt };
+        self.predict(dt, bdf, progress);
         self.detect_contacts();
+        self.euler_where_touched(dt, bdf);
         self.reset_multipliers();
-        self.iterate(step);
-        self.finish_rigid_bodies(step.dt);
-        self.apply_friction();
-        self.update_velocities(step.dt);
-        self.depenetrate(step.dt);
+        self.iterate(Step::new(h), bdf);
+        self.finish_rigid_bodies(dt);
+        self.apply_friction(bdf);
+        self.update_velocities(dt, h, bdf);
+        self.depenetrate(dt);
         self.rest_state_changes();
+        self.history.started = true;
     }
 
     /// Overlaps that existed at the start of the substep move apart by at most
@@ -65,32 +69,54 @@ impl Solver {
         self.surfaces.depenetrate(&self.deformable_contacts, &mut self.x, &self.w, max_step);
     }
 
-    /// Gravity and inertia predict every free vertex (XPBD's explicit step), force-based
-    /// bodies integrate their springs, kinematic bodies and animated frames move to their
-    /// place at `progress` through the frame, and rapier steps the rigid bodies.
-    fn predict(&mut self, dt: f32, progress: f32) {
+    /// Gravity and inertia predict every free vertex (the explicit part of the time
+    /// scheme: `x_n + dt·v` for implicit Euler, BDF2's extrapolation from the last two
+    /// substeps otherwise, `model/time_scheme.rs`), force-based bodies integrate their
+    /// springs, kinematic bodies and animated frames move to their place at `progress`
+    /// through the frame, and rapier steps the rigid bodies.
+    fn predict(&mut self, dt: f32, bdf: bool, progress: f32) {
+        let h = dt * BDF2_STEP_RATIO;
         for (b, (range, &g)) in self.bodies.iter().zip(&self.body_gravity).enumerate() {
+            let r = range.clone();
+            let euler = !bdf || self.force_integrated[b] || self.history.touched(b) || self.rest_state_moves(b);
+            self.history.euler[b] = euler;
             if self.force_integrated[b] {
                 continue;
             }
-            let r = range.clone();
-            (&mut self.x[r.clone()], &mut self.x_prev[r.clone()], &mut self.v[r.clone()], &self.w[r])
+            let History { x: xh, v: vh, base, .. } = &mut self.history;
+            (
+                (&mut self.x[r.clone()], &mut self.x_prev[r.clone()], &mut self.v[r.clone()], &self.w[r.clone()]),
+                (&mut xh[r.clone()], &mut vh[r.clone()], &mut base[r]),
+            )
                 .into_par_iter()
                 .with_min_len(2048)
-                .for_each(|(x, xp, v, &w)| {
-                    *xp = *x;
-                    if w > 0.0 {
-                        *v += g * dt;
-                        *x += *v * dt;
+                .for_each(|((x, xp, v, &w), (xh, vh, base))| {
+                    let (xn, vn) = (*x, *v);
+                    *xp = xn;
+                    if euler || w == 0.0 {
+                        *base = xn;
+                        if w > 0.0 {
+                            *v += g * dt;
+                            *x += (*v * dt).as_dvec3();
+                        }
+                    } else {
+                        *base = (xn * 4.0 - *xh) * (1.0 / 3.0);
+                        *v = (vn * 4.0 - *vh) * (1.0 / 3.0) + g * h;
+                        *x = *base + (*v * h).as_dvec3();
                     }
+                    (*xh, *vh) = (xn, vn);
                 });
         }
         self.predict_force_bodies(dt);
+        for fb in &self.force_bodies {
+            let r = self.bodies[fb.body].clone();
+            self.history.base[r.clone()].copy_from_slice(&self.x_prev[r]);
+        }
         for k in &self.kinematic {
             if let Some(target) = &k.target {
                 let range = self.bodies[k.body].clone();
                 for ((x, a), b) in self.x[range].iter_mut().zip(&k.start).zip(target) {
-                    *x = a.lerp(*b, progress);
+                    *x = a.lerp(*b, progress).as_dvec3();
                 }
             }
         }
@@ -101,14 +127,23 @@ impl Solver {
     /// This substep's contacts: vertices against static colliders, deformables against
     /// each other (waking sleepers they touch) and vertices against rigid bodies.
     fn detect_contacts(&mut self) {
+        if !(self.colliders.is_empty() && self.surfaces.triangles.is_empty() && !self.rigid_contacts.is_active()) {
+            let round = |from: &[DVec3], to: &mut Vec<Vec3>| {
+                to.clear();
+                to.par_extend(from.par_iter().with_min_len(4096).map(|p| p.as_vec3()));
+            };
+            round(&self.x, &mut self.x32);
+            round(&self.x_prev, &mut self.x_prev32);
+        }
         let (filter, vertex_body) = (&self.filter, &self.surfaces.vertex_body);
         let (bodies, colliders) = (&self.bodies, &self.colliders);
         let keep = |v: u32, c: usize| {
             let b = vertex_body[v as usize] as usize;
             filter.vertex_collider(b, v - bodies[b].start as u32, c)
         };
-        collider::detect(colliders, &self.x, &self.x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
-        self.surfaces.detect(&self.x, &self.x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
+        let (x, x_prev) = (&self.x32, &self.x_prev32);
+        collider::detect(colliders, x, x_prev, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        self.surfaces.detect(x, x_prev, &self.w, &self.filter, &mut self.deformable_contacts);
         self.wake_touched();
         if self.rigid_contacts.is_active() {
             if self.sleeping.iter().any(Option::is_some) {
@@ -117,7 +152,7 @@ impl Solver {
                     states,
                     sleeping,
                     bodies,
-                    &self.x,
+                    &self.x32,
                     &self.contact_params,
                     &self.filter,
                 );
@@ -126,7 +161,7 @@ impl Solver {
                 }
             }
             let (states, bodies, params) = (&self.rigid.states, &self.bodies, &self.contact_params);
-            self.rigid_contacts.detect(states, bodies, &self.x, &self.x_prev, &self.w, params, &self.filter);
+            self.rigid_contacts.detect(states, bodies, &self.x32, &self.x_prev32, &self.w, params, &self.filter);
         }
     }
 
@@ -146,27 +181,43 @@ impl Solver {
         self.rigid_contacts.kick(&mut self.rigid);
     }
 
-    /// Coulomb friction of static and deformable contacts, after the iterations.
-    fn apply_friction(&mut self) {
+    /// Coulomb friction of static and deformable contacts, after the iterations. Every
+    /// vertex of a contact takes implicit Euler (`history.rs`), so its displacement is
+    /// measured from `x_prev` whatever the scheme.
+    fn apply_friction(&mut self, bdf: bool) {
+        let w = if bdf { &self.history.w } else { &self.w };
         collider::apply_friction(&self.contacts, Shared::new(&mut self.x), &self.x_prev);
-        self.surfaces.apply_friction(&self.deformable_contacts, &mut self.x, &self.x_prev, &self.w);
+        self.surfaces.apply_friction(&self.deformable_contacts, &mut self.x, &self.x_prev, w);
     }
 
     /// Velocities from the positions the iterations reached.
-    fn update_velocities(&mut self, dt: f32) {
-        // v ← v_pred + (x − x_pred)/dt rather than (x − x_prev)/dt: the same value in exact
-        // arithmetic, but in f32 the latter loses gravity's g·dt² to the rounding of
-        // positions far from the origin once substeps are small (at 200 substeps a free
-        // fall ran 8% fast). x_pred is recomputed bit-identically from x_prev and v_pred.
-        let inv_dt = 1.0 / dt;
-        (&self.x, &self.x_prev, &mut self.v, &self.w).into_par_iter().with_min_len(2048).for_each(|(x, xp, v, &w)| {
-            if w > 0.0 {
-                let predicted = *xp + *v * dt;
-                *v += (*x - predicted) * inv_dt;
-            } else {
-                *v = (*x - *xp) * inv_dt;
-            }
-        });
+    fn update_velocities(&mut self, dt: f32, h: f32, bdf: bool) {
+        // v ← v_pred + (x − x_pred)/h rather than (x − base)/h: the same value in exact
+        // arithmetic, but the latter would pass gravity's g·h² through the rounding of
+        // the positions. x_pred is recomputed bit-identically from `base` and v_pred
+        // (`base = x_prev` and `h = dt` for implicit Euler, `model/time_scheme.rs`).
+        let inv_dt = 1.0 / dt as f64;
+        for (range, &euler) in self.bodies.iter().zip(&self.history.euler) {
+            let h = if bdf && !euler { h } else { dt };
+            let r = range.clone();
+            (
+                &self.x[r.clone()],
+                &self.x_prev[r.clone()],
+                &mut self.v[r.clone()],
+                &self.w[r.clone()],
+                &self.history.base[r],
+            )
+                .into_par_iter()
+                .with_min_len(2048)
+                .for_each(|(x, xp, v, &w, base)| {
+                    if w > 0.0 {
+                        let predicted = *base + (*v * h).as_dvec3();
+                        *v += ((*x - predicted) * (1.0 / h as f64)).as_vec3();
+                    } else {
+                        *v = ((*x - *xp) * inv_dt).as_vec3();
+                    }
+                });
+        }
         self.correct_force_velocities(dt);
     }
 
@@ -187,7 +238,7 @@ impl Solver {
         for p in &self.plastic_hinges {
             let set = if p.at.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
             let hinge = &mut set.items[set.slot[p.at.index as usize] as usize];
-            if let Some((angle, _)) = bending::angle_and_gradient(hinge.v.map(|i| self.x[i as usize])) {
+            if let Some((angle, _)) = bending::angle_and_gradient(relative(hinge.v.map(|i| self.x[i as usize]))) {
                 hinge.rest_angle = plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
             }
         }
@@ -197,7 +248,7 @@ impl Solver {
         let x = &self.x;
         self.elements.tets.items.par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(|(tet, plastic)| {
             if let Some(p) = plastic {
-                let pos = tet.v.map(|i| x[i as usize]);
+                let pos = relative(tet.v.map(|i| x[i as usize]));
                 plasticity::flow_tet(tet, pos, p.original_dm, &p.params);
             }
         });
@@ -205,9 +256,13 @@ impl Solver {
 
     /// The constraint iterations of one substep: every colour of every constraint kind,
     /// then pins, then contact planes, `iterations` times, on the whole thread team.
-    fn iterate(&mut self, step: Step) {
+    /// Damping measures each vertex's motion from its time scheme's base (`x_prev` for
+    /// implicit Euler); a BDF2 substep solves with the inverse masses that fold its
+    /// implicit Euler vertices in (`history.rs`).
+    fn iterate(&mut self, step: Step, bdf: bool) {
         let x = Shared::new(&mut self.x);
-        let (x_prev, w) = (&self.x_prev[..], &self.w[..]);
+        let x_prev = &self.history.base[..];
+        let w = if bdf { &self.history.w[..] } else { &self.w[..] };
         let elements = self.elements.view();
         let pin_lambda = Shared::new(&mut self.pin_lambda);
         let soft_pins = &self.soft_pins;
@@ -261,8 +316,8 @@ impl Solver {
 }
 
 /// Whether hinge `h` counts as compliant at substep `dt`, judged at positions `x`.
-pub(super) fn is_soft(h: &Hinge, x: &[Vec3], w: &[f32], dt: f32) -> bool {
-    let Some((_, grad)) = bending::angle_and_gradient(h.v.map(|i| x[i as usize])) else { return false };
+pub(super) fn is_soft(h: &Hinge, x: &[DVec3], w: &[f32], dt: f32) -> bool {
+    let Some((_, grad)) = bending::angle_and_gradient(relative(h.v.map(|i| x[i as usize]))) else { return false };
     let stiffness: f32 = h.v.iter().zip(&grad).map(|(&i, g)| w[i as usize] * g.length_squared()).sum();
     stiffness * dt * dt < SOFT_HINGE_RATIO * h.compliance
 }

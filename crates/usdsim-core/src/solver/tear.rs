@@ -16,7 +16,7 @@ use super::Solver;
 use crate::contact::deformable::{SelfContact, Surfaces};
 use crate::mesh::split;
 use crate::scene::{Body, BodyId, BodyKind};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::collections::HashSet;
 
 /// A tearable body's tearing data.
@@ -165,7 +165,7 @@ impl Solver {
             let el = element(e);
             for (k, &(i, j)) in edges(t.corners).iter().enumerate() {
                 let (p, q) = (el[i], el[j]);
-                let excess = self.x[base + p as usize].distance(self.x[base + q as usize]) / (ratio * rest[k]);
+                let excess = self.x[base + p as usize].distance(self.x[base + q as usize]) as f32 / (ratio * rest[k]);
                 if excess > 1.0 && worst.is_none_or(|(w, _)| excess > w) {
                     let key = split::edge_key(p, q);
                     if !t.broken.contains(&key) {
@@ -196,7 +196,7 @@ impl Solver {
             let (xa, xo) = (x[base + a as usize], x[base + other as usize]);
             let towards = xo - xa;
             split::split_vertex(&old, n, a, |k| {
-                let c = old[k][..corners].iter().map(|&i| x[base + i as usize]).sum::<Vec3>() / corners as f32;
+                let c = old[k][..corners].iter().map(|&i| x[base + i as usize]).sum::<DVec3>() / corners as f64;
                 (c - xa).dot(towards) > 0.0
             })
         });
@@ -208,6 +208,7 @@ impl Solver {
             self.x[i] = self.x[o];
             self.x_prev[i] = self.x_prev[o];
             self.v[i] = self.v[o];
+            self.history.copy_vertex(o, i);
             self.contact_params[i] = self.contact_params[o];
         }
         self.share_masses(b, &split, n);

@@ -388,8 +388,9 @@ impl Bake {
                 self.push_rest_shape(frame, b, &solver.rest_shape(BodyId(b)), &solver.rest_bend_angles(BodyId(b)));
             }
         }
+        let positions: Vec<_> = (0..solver.body_count()).map(|b| solver.positions(BodyId(b))).collect();
         let states: Vec<_> =
-            (0..solver.body_count()).map(|b| (solver.positions(BodyId(b)), solver.velocities(BodyId(b)))).collect();
+            positions.iter().enumerate().map(|(b, p)| (&p[..], solver.velocities(BodyId(b)))).collect();
         self.push_frame(frame, &states);
         let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(RigidId(r))).collect();
         self.push_rigid_frame(frame, &poses);

@@ -35,8 +35,17 @@ pub(super) fn author_resume_state(
     for (track, body) in tracks.iter().zip(&state.bodies) {
         let prim = sdf::Path::new(&track.prim_path)?;
         sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
-        set(edit, &prim, state::POINTS, "float3[]", vec3fs(&body.positions))?;
+        // Positions in double, as the solver keeps them, so a resumed bake goes on bit
+        // for bit.
+        let points = body.positions.iter().map(|p| gf::Vec3d::from(p.to_array())).collect();
+        set(edit, &prim, state::POINTS, "double3[]", sdf::Value::Vec3dVec(points))?;
         set(edit, &prim, state::VELOCITIES, "float3[]", vec3fs(&body.velocities))?;
+        if !body.previous_positions.is_empty() {
+            let points = body.previous_positions.iter().map(|p| gf::Vec3d::from(p.to_array())).collect();
+            set(edit, &prim, state::PREVIOUS_POINTS, "double3[]", sdf::Value::Vec3dVec(points))?;
+            set(edit, &prim, state::PREVIOUS_VELOCITIES, "float3[]", vec3fs(&body.previous_velocities))?;
+        }
+        set(edit, &prim, state::TOUCHED, "bool", sdf::Value::Bool(body.touched))?;
         set(edit, &prim, state::ASLEEP, "bool", sdf::Value::Bool(body.asleep))?;
         set(edit, &prim, state::TOPOLOGY_VERSION, "int", sdf::Value::Int(body.topology_version as i32))?;
         if body.topology_version > 0 {

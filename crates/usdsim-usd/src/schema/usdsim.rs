@@ -46,10 +46,18 @@ pub(crate) mod state {
     pub(crate) const PREFIX: &str = "usdsim:state:";
     /// The prim holding the scene-wide state.
     pub(crate) const STATE_PRIM: &str = "/UsdsimResume";
-    /// `float3[]`: world-space positions, bit-exact.
+    /// `double3[]`: world-space positions, bit-exact (the solver keeps doubles).
     pub(crate) const POINTS: &str = "usdsim:state:points";
     /// `float3[]`: world-space velocities, bit-exact.
     pub(crate) const VELOCITIES: &str = "usdsim:state:velocities";
+    /// `double3[]`: positions at the start of the last substep, BDF2's history (absent
+    /// before the first substep).
+    pub(crate) const PREVIOUS_POINTS: &str = "usdsim:state:previousPoints";
+    /// `float3[]`: velocities at the start of the last substep.
+    pub(crate) const PREVIOUS_VELOCITIES: &str = "usdsim:state:previousVelocities";
+    /// `bool`: a contact touched the body in the last substep (it takes implicit Euler
+    /// in the next).
+    pub(crate) const TOUCHED: &str = "usdsim:state:touched";
     /// `bool`: the body still sleeps.
     pub(crate) const ASLEEP: &str = "usdsim:state:asleep";
     /// `int`: how often its topology changed.
