@@ -236,14 +236,7 @@ unsafe fn project_lanes(
     let (compliance, rest) = (f32x8::from(field[4]), f32x8::from(field[5]));
     let (damping, lam) = (f32x8::from(field[6]), f32x8::from(field[7]));
     // SAFETY: exclusive per the contract.
-    let p = unsafe {
-        [
-            Vec3x8::ZERO,
-            Vec3x8::gather_rel(x, &idx[1], &idx[0]),
-            Vec3x8::gather_rel(x, &idx[2], &idx[0]),
-            Vec3x8::gather_rel(x, &idx[3], &idx[0]),
-        ]
-    };
+    let p = unsafe { Vec3x8::gather_shape(x, &idx) };
 
     let e = p[1] - p[0];
     let n1 = e.cross(p[2] - p[0]);

@@ -201,7 +201,7 @@ unsafe fn project_lanes(
     let damping = f32x8::from(field[8]);
     let (lam0, lam1) = (f32x8::from(lam[0]), f32x8::from(lam[1]));
     // SAFETY: exclusive per the contract.
-    let p = unsafe { [Vec3x8::ZERO, Vec3x8::gather_rel(x, &idx[1], &idx[0]), Vec3x8::gather_rel(x, &idx[2], &idx[0])] };
+    let p = unsafe { Vec3x8::gather_shape(x, &idx) };
 
     // F = [d1 d2]·A, its polar decomposition through the 2×2 stretch S = √(FᵀF).
     let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
