@@ -29,7 +29,6 @@ impl History {
         let groups = group.iter().max().map_or(0, |&g| g + 1);
         History {
             started: false,
-            x: x.to_vec(),
             v: v.to_vec(),
             base: x.to_vec(),
             euler: vec![true; group.len()],
@@ -40,10 +39,9 @@ impl History {
     }
 
     /// Puts back the history [`Solver::resume_state`] saved for body `b`, vertices
-    /// `range`.
+    /// `range` (the positions go to `x_prev`, see [`History::started`]).
     pub(super) fn restore(&mut self, b: usize, range: Range<usize>, s: &BodyState) {
-        if !s.previous_positions.is_empty() {
-            self.x[range.clone()].copy_from_slice(&s.previous_positions);
+        if !s.previous_velocities.is_empty() {
             self.v[range].copy_from_slice(&s.previous_velocities);
         }
         self.touched[self.group[b]] |= s.touched;
@@ -51,7 +49,6 @@ impl History {
 
     /// Vertex `to` (a copy tearing made) takes `from`'s history.
     pub(super) fn copy_vertex(&mut self, from: usize, to: usize) {
-        self.x[to] = self.x[from];
         self.v[to] = self.v[from];
         self.base[to] = self.base[from];
     }

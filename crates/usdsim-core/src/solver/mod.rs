@@ -134,10 +134,9 @@ pub struct SolverStats {
 /// What BDF2 keeps between substeps and works with inside one (`history.rs`).
 #[derive(Default)]
 struct History {
-    /// Whether a substep has run: BDF2 needs one step before it.
+    /// Whether a substep has run: BDF2 needs one step before it, whose start
+    /// (`x_{n−1}`) `Solver::x_prev` holds between substeps.
     started: bool,
-    /// Per vertex: its position at the start of the last substep, `x_{n−1}`.
-    x: Vec<DVec3>,
     /// Per vertex: its velocity at the start of the last substep, `v_{n−1}`.
     v: Vec<Vec3>,
     /// Per vertex: what this substep's velocity is measured from, `(x_{n+1} − base)/h`:

@@ -114,7 +114,7 @@ impl Solver {
                 BodyState {
                     positions: self.x[range.clone()].to_vec(),
                     velocities: self.v[range.clone()].to_vec(),
-                    previous_positions: if started { h.x[range.clone()].to_vec() } else { Vec::new() },
+                    previous_positions: if started { self.x_prev[range.clone()].to_vec() } else { Vec::new() },
                     previous_velocities: if started { h.v[range.clone()].to_vec() } else { Vec::new() },
                     touched: h.touched(b),
                     asleep: self.sleeping[b].is_some(),
@@ -191,7 +191,8 @@ impl Solver {
             }
             let range = self.bodies[b].clone();
             self.x[range.clone()].copy_from_slice(&s.positions);
-            self.x_prev[range.clone()].copy_from_slice(&s.positions);
+            let previous = if s.previous_positions.is_empty() { &s.positions } else { &s.previous_positions };
+            self.x_prev[range.clone()].copy_from_slice(previous);
             self.v[range.clone()].copy_from_slice(&s.velocities);
             self.history.restore(b, range, s);
             if let Some(t) = self.tearing[b].as_mut() {

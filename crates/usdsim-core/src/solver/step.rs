@@ -83,16 +83,20 @@ impl Solver {
             if self.force_integrated[b] {
                 continue;
             }
-            let History { x: xh, v: vh, base, .. } = &mut self.history;
+            let History { v: vh, base, .. } = &mut self.history;
+            // `x_prev` holds the last substep's start, `x_{n−1}`, until it takes this one's.
             (
-                (&mut self.x[r.clone()], &mut self.x_prev[r.clone()], &mut self.v[r.clone()], &self.w[r.clone()]),
-                (&mut xh[r.clone()], &mut vh[r.clone()], &mut base[r]),
+                &mut self.x[r.clone()],
+                &mut self.x_prev[r.clone()],
+                &mut self.v[r.clone()],
+                &self.w[r.clone()],
+                (&mut vh[r.clone()], &mut base[r]),
             )
                 .into_par_iter()
                 .with_min_len(2048)
-                .for_each(|((x, xp, v, &w), (xh, vh, base))| {
+                .for_each(|(x, xp, v, &w, (vh, base))| {
                     let (xn, vn) = (*x, *v);
-                    *xp = xn;
+                    let x_before = std::mem::replace(xp, xn);
                     if euler || w == 0.0 {
                         *base = xn;
                         if w > 0.0 {
@@ -100,11 +104,11 @@ impl Solver {
                             *x += (*v * dt).as_dvec3();
                         }
                     } else {
-                        *base = (xn * 4.0 - *xh) * (1.0 / 3.0);
+                        *base = (xn * 4.0 - x_before) * (1.0 / 3.0);
                         *v = (vn * 4.0 - *vh) * (1.0 / 3.0) + g * h;
                         *x = *base + (*v * h).as_dvec3();
                     }
-                    (*xh, *vh) = (xn, vn);
+                    *vh = vn;
                 });
         }
         self.predict_force_bodies(dt);
