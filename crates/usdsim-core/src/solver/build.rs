@@ -320,6 +320,7 @@ impl Solver {
     /// them apart at the max depenetration velocity, which the user should know changes
     /// the authored state. Finds the contacts at the initial positions as a substep would.
     fn warn_initial_overlaps(&mut self) {
+        self.round_positions();
         let offset = self.settings.contact_offset;
         let (filter, vertex_body) = (&self.filter, &self.surfaces.vertex_body);
         let bodies = &self.bodies;
@@ -327,9 +328,9 @@ impl Solver {
             let b = vertex_body[v as usize] as usize;
             filter.vertex_collider(b, v - bodies[b].start as u32, c)
         };
-        let x: Vec<Vec3> = self.x.iter().map(|p| p.as_vec3()).collect();
-        collider::detect(&self.colliders, &x, &x, &self.w, &self.contact_params, &keep, &mut self.contacts);
-        self.surfaces.detect(&x, &x, &self.w, &self.filter, &mut self.deformable_contacts);
+        let x = &self.x32;
+        collider::detect(&self.colliders, x, x, &self.w, &self.contact_params, &keep, &mut self.contacts);
+        self.surfaces.detect(x, x, &self.w, &self.filter, &mut self.deformable_contacts);
         // (prim, prim) → deepest interpenetration, in name order for a stable message.
         let mut pairs: BTreeMap<(String, String), f32> = BTreeMap::new();
         let names = |b: usize| self.input.bodies[b].name.clone();

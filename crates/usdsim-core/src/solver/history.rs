@@ -34,6 +34,7 @@ impl History {
             euler: vec![true; group.len()],
             group,
             touched: vec![false; groups],
+            touched_now: vec![false; groups],
             w: Vec::new(),
         }
     }
@@ -125,7 +126,8 @@ impl Solver {
         if self.settings.time_scheme != TimeScheme::Bdf2 {
             return;
         }
-        let mut now = vec![false; self.history.touched.len()];
+        let mut now = std::mem::take(&mut self.history.touched_now);
+        now.fill(false);
         let mut mark = |vertex: usize| now[self.history.group[self.body_of(vertex)]] = true;
         for vc in &self.contacts {
             mark(vc.vertex as usize);
@@ -157,6 +159,6 @@ impl Solver {
                 w[range.clone()].iter_mut().for_each(|w| *w *= EULER_IN_BDF2_INVERSE_MASS);
             }
         }
-        self.history.touched = now;
+        self.history.touched_now = std::mem::replace(&mut self.history.touched, now);
     }
 }

@@ -147,6 +147,8 @@ struct History {
     /// Per group: a contact touched it in the last substep, so it takes implicit Euler
     /// in this one too (its velocities jumped; BDF2 would extrapolate the jump).
     touched: Vec<bool>,
+    /// Scratch for the groups this substep's contacts touch (swapped with `touched`).
+    touched_now: Vec<bool>,
     /// Per body: takes implicit Euler in this substep.
     euler: Vec<bool>,
     /// Inverse masses for a BDF2 substep's solve: implicit Euler bodies' scaled by

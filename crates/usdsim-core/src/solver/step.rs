@@ -132,12 +132,7 @@ impl Solver {
     /// each other (waking sleepers they touch) and vertices against rigid bodies.
     fn detect_contacts(&mut self) {
         if !(self.colliders.is_empty() && self.surfaces.triangles.is_empty() && !self.rigid_contacts.is_active()) {
-            let round = |from: &[DVec3], to: &mut Vec<Vec3>| {
-                to.clear();
-                to.par_extend(from.par_iter().with_min_len(4096).map(|p| p.as_vec3()));
-            };
-            round(&self.x, &mut self.x32);
-            round(&self.x_prev, &mut self.x_prev32);
+            self.round_positions();
         }
         let (filter, vertex_body) = (&self.filter, &self.surfaces.vertex_body);
         let (bodies, colliders) = (&self.bodies, &self.colliders);
@@ -167,6 +162,16 @@ impl Solver {
             let (states, bodies, params) = (&self.rigid.states, &self.bodies, &self.contact_params);
             self.rigid_contacts.detect(states, bodies, &self.x32, &self.x_prev32, &self.w, params, &self.filter);
         }
+    }
+
+    /// Fills `x32` and `x_prev32`, the f32 positions contact detection reads.
+    pub(super) fn round_positions(&mut self) {
+        let round = |from: &[DVec3], to: &mut Vec<Vec3>| {
+            to.clear();
+            to.par_extend(from.par_iter().with_min_len(4096).map(|p| p.as_vec3()));
+        };
+        round(&self.x, &mut self.x32);
+        round(&self.x_prev, &mut self.x_prev32);
     }
 
     /// XPBD's Lagrange multipliers start from zero every substep (Macklin et al. 2019).
