@@ -11,6 +11,7 @@
 //! angle is zero when the two triangles are coplanar and positive when the second
 //! triangle folds towards the first triangle's normal side.
 
+use super::lanes::packed::{gather_f32, lanes_of, live, Packed};
 use super::lanes::{batches, Vec3x8, LANES};
 use super::Constraint;
 use crate::constraint::xpbd::Step;
@@ -164,6 +165,15 @@ fn wrap(a: f32) -> f32 {
 
 impl Constraint for Hinge {
     type Lambda = f32;
+    type Packed = Packed<4, 3>;
+
+    /// Vertices, then rest angle, compliance and damping (the fields `project_lanes` reads).
+    fn pack(items: &[Self]) -> Self::Packed {
+        Packed::new(items.len(), |i| {
+            let h = &items[i];
+            (h.v, [h.rest_angle, h.compliance, h.damping])
+        })
+    }
 
     fn vertices(&self) -> &[u32] {
         &self.v
@@ -175,14 +185,16 @@ impl Constraint for Hinge {
     /// No other thread may touch this hinge's vertices or multiplier (colouring).
     #[inline]
     unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut f32, step: Step) {
+        let packed = Self::pack(std::slice::from_ref(self));
         // SAFETY: forwarded contract.
-        unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
+        unsafe { project_lanes(&packed, 0, std::slice::from_mut(lambda), x, x_prev, w, step) }
     }
 
     /// Eight hinges at a time in SIMD lanes.
     #[inline]
     unsafe fn project_colour_share(
-        items: &[Self],
+        _items: &[Self],
+        packed: &Self::Packed,
         lambda: Shared<f32>,
         range: Range<usize>,
         x: Shared<DVec3>,
@@ -193,48 +205,36 @@ impl Constraint for Hinge {
         for batch in batches(range) {
             // SAFETY: forwarded contract; the multipliers of the batch belong to its
             // elements alone.
-            unsafe { project_lanes(&items[batch.clone()], lambda.slice(batch), x, x_prev, w, step) };
+            unsafe { project_lanes(packed, batch.start, lambda.slice(batch), x, x_prev, w, step) };
         }
     }
 }
 
-/// Projects up to [`LANES`] hinges of one colour at once: [`angle_and_gradient`],
-/// `wrap` and the XPBD update of [`xpbd::apply`](crate::constraint::xpbd::apply) in f32
-/// lanes (the angle through `wide`'s `atan2`). Unused lanes repeat the last hinge and
-/// write nothing back; a torn hinge (infinite compliance) or a degenerate one moves
-/// nothing.
+/// Projects the `lambda.len()` (at most [`LANES`]) hinges of one colour from `start`
+/// at once: [`angle_and_gradient`], `wrap` and the XPBD update of
+/// [`xpbd::apply`](crate::constraint::xpbd::apply) in f32 lanes (the angle through
+/// `wide`'s `atan2`). Lanes past the batch compute on the padding and write nothing
+/// back; a torn hinge (infinite compliance) or a degenerate one moves nothing.
 ///
 /// # Safety
-/// `items` share no vertex, and no other thread touches their vertices or `lambda`
-/// (`lambda.len() == items.len() <= LANES`).
+/// The batch's hinges share no vertex, and no other thread touches their vertices or
+/// `lambda`.
 #[inline(always)]
 unsafe fn project_lanes(
-    items: &[Hinge],
+    packed: &Packed<4, 3>,
+    start: usize,
     lambda: &mut [f32],
     x: Shared<DVec3>,
     x_prev: &[DVec3],
     w: &[f32],
     step: Step,
 ) {
-    let n = items.len();
-    debug_assert!((1..=LANES).contains(&n) && lambda.len() == n);
-    // Transpose the hinges into lanes (plain loops: the optimiser keeps them inline).
-    let mut idx = [[0u32; LANES]; 4];
-    let mut field = [[0.0f32; LANES]; 8];
-    for k in 0..LANES {
-        let h = &items[k.min(n - 1)];
-        for v in 0..4 {
-            idx[v][k] = h.v[v];
-            field[v][k] = w[h.v[v] as usize];
-        }
-        field[4][k] = h.compliance;
-        field[5][k] = h.rest_angle;
-        field[6][k] = h.damping;
-        field[7][k] = lambda[k.min(n - 1)];
-    }
-    let wv = [f32x8::from(field[0]), f32x8::from(field[1]), f32x8::from(field[2]), f32x8::from(field[3])];
-    let (compliance, rest) = (f32x8::from(field[4]), f32x8::from(field[5]));
-    let (damping, lam) = (f32x8::from(field[6]), f32x8::from(field[7]));
+    let n = lambda.len();
+    debug_assert!((1..=LANES).contains(&n));
+    let idx: [[u32; LANES]; 4] = std::array::from_fn(|v| packed.vertices(v, start));
+    let wv: [f32x8; 4] = std::array::from_fn(|v| gather_f32(w, &idx[v]));
+    let (rest, compliance, damping) = (packed.field(0, start), packed.field(1, start), packed.field(2, start));
+    let lam = lanes_of(lambda);
     // SAFETY: exclusive per the contract.
     let p = unsafe { Vec3x8::gather_shape(x, &idx) };
 
@@ -267,7 +267,7 @@ unsafe fn project_lanes(
         denom += wv[v] * grad[v].length_squared();
     }
     let mut rate = f32x8::ZERO;
-    if items.iter().any(|h| h.damping > 0.0) {
+    if (damping.simd_gt(f32x8::ZERO) & live(n)).any() {
         for v in 0..4 {
             // SAFETY: exclusive per the contract.
             rate += grad[v].dot(unsafe { Vec3x8::gather_moved(x, x_prev, &idx[v]) });
@@ -285,10 +285,8 @@ unsafe fn project_lanes(
     }
     for v in 0..4 {
         let step_v = grad[v] * (wv[v] * d_lambda);
-        for (k, &i) in idx[v][..n].iter().enumerate() {
-            // SAFETY: exclusive per the contract; lane k owns its hinge's vertices.
-            unsafe { *x.get(i as usize) += step_v.lane(k).as_dvec3() };
-        }
+        // SAFETY: exclusive per the contract; lane k owns its hinge's vertices.
+        unsafe { step_v.scatter_add(x, &idx[v], n) };
     }
 }
 
@@ -349,7 +347,9 @@ mod tests {
             let step = Step::new(1.0 / 240.0);
             let (mut lanes_x, mut lanes_lambda) = (xd.clone(), vec![0.05f32; count]);
             // SAFETY: one thread; the hinges share no vertex.
-            unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
+            unsafe {
+                project_lanes(&Hinge::pack(&items), 0, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step)
+            };
             let mut scalar_x = xd.clone();
             for (k, h) in items.iter().enumerate() {
                 let mut lambda = 0.05f32;

@@ -12,8 +12,13 @@ use crate::parallel::team::Member;
 /// The elements of one constraint kind in colour order, with their multipliers.
 #[derive(Clone, Debug)]
 pub(crate) struct Coloured<C: Constraint> {
-    /// The elements, sorted by colour.
-    pub items: Vec<C>,
+    /// The elements, sorted by colour (read through [`Coloured::items`], changed
+    /// through [`Coloured::items_mut`], which keeps `packed` in step).
+    items: Vec<C>,
+    /// `items` as the projection reads them ([`Constraint::pack`]).
+    packed: C::Packed,
+    /// Whether `items` changed since `packed` was built.
+    stale: bool,
     /// Index of each sorted item in the input order.
     pub order: Vec<usize>,
     /// Position in `items` of each input item (the inverse of `order`).
@@ -35,7 +40,27 @@ impl<C: Constraint> Coloured<C> {
         for (k, &i) in order.iter().enumerate() {
             slot[i] = k as u32;
         }
-        Self { lambda: vec![C::Lambda::default(); items.len()], items, order, slot, colours }
+        Self {
+            lambda: vec![C::Lambda::default(); items.len()],
+            packed: C::pack(&items),
+            stale: false,
+            items,
+            order,
+            slot,
+            colours,
+        }
+    }
+
+    /// The elements in colour order.
+    pub fn items(&self) -> &[C] {
+        &self.items
+    }
+
+    /// The elements in colour order, to change (tearing, plasticity, a resumed state);
+    /// the next [`Coloured::view`] repacks them.
+    pub fn items_mut(&mut self) -> &mut [C] {
+        self.stale = true;
+        &mut self.items
     }
 
     /// Zeroes the multipliers (XPBD restarts them every substep).
@@ -46,17 +71,34 @@ impl<C: Constraint> Coloured<C> {
     /// Borrows what a projection pass needs, the multipliers as a shared view, so that
     /// the members of a team can project it together.
     pub fn view(&mut self) -> ColouredView<'_, C> {
-        ColouredView { items: &self.items, colours: &self.colours, lambda: Shared::new(&mut self.lambda) }
+        if self.stale {
+            self.packed = C::pack(&self.items);
+            self.stale = false;
+        }
+        ColouredView {
+            items: &self.items,
+            packed: &self.packed,
+            colours: &self.colours,
+            lambda: Shared::new(&mut self.lambda),
+        }
     }
 }
 
 /// A [`Coloured`] set borrowed for one projection pass.
-#[derive(Clone, Copy)]
 pub(crate) struct ColouredView<'a, C: Constraint> {
     items: &'a [C],
+    packed: &'a C::Packed,
     colours: &'a Colouring,
     lambda: Shared<C::Lambda>,
 }
+
+// By hand: a derive would ask `C::Packed: Copy` of the packed data it only borrows.
+impl<C: Constraint> Clone for ColouredView<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C: Constraint> Copy for ColouredView<'_, C> {}
 
 impl<C: Constraint> ColouredView<'_, C> {
     /// How many elements the pass projects.
@@ -74,7 +116,7 @@ impl<C: Constraint> ColouredView<'_, C> {
         // SAFETY: within one colour elements share no vertex, each element index owns its
         // multiplier slot, members take disjoint shares, and the team syncs between colours.
         self.colours.for_each_share(member, |share| unsafe {
-            C::project_colour_share(self.items, self.lambda, share, x, x_prev, w, step)
+            C::project_colour_share(self.items, self.packed, self.lambda, share, x, x_prev, w, step)
         });
     }
 }

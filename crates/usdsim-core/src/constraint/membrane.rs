@@ -17,6 +17,7 @@
 //! free fall). Both constraints here vanish at rest, which keeps any iteration count
 //! stable.
 
+use super::lanes::packed::{gather_f32, live, pairs_of, Packed};
 use super::lanes::{batches, Vec3x8, LANES};
 use super::Constraint;
 use crate::constraint::xpbd::Step;
@@ -114,6 +115,18 @@ impl Membrane {
 
 impl Constraint for Membrane {
     type Lambda = [f32; 2];
+    type Packed = Packed<3, 7>;
+
+    /// Vertices, then `A = Dm⁻¹` by columns, the deviatoric compliance, the damping and
+    /// the area compliance (NaN for none): the fields `project_lanes` reads.
+    fn pack(items: &[Self]) -> Self::Packed {
+        Packed::new(items.len(), |i| {
+            let m = &items[i];
+            let a = m.dm_inv;
+            let area = m.compliance_area.unwrap_or(f32::NAN);
+            (m.v, [a.x_axis.x, a.x_axis.y, a.y_axis.x, a.y_axis.y, m.compliance_dev, m.damping, area])
+        })
+    }
 
     fn vertices(&self) -> &[u32] {
         &self.v
@@ -126,14 +139,16 @@ impl Constraint for Membrane {
     /// No other thread may touch this triangle's vertices or multipliers (colouring).
     #[inline]
     unsafe fn project(&self, x: Shared<DVec3>, x_prev: &[DVec3], w: &[f32], lambda: &mut [f32; 2], step: Step) {
+        let packed = Self::pack(std::slice::from_ref(self));
         // SAFETY: forwarded contract.
-        unsafe { project_lanes(std::slice::from_ref(self), std::slice::from_mut(lambda), x, x_prev, w, step) }
+        unsafe { project_lanes(&packed, 0, std::slice::from_mut(lambda), x, x_prev, w, step) }
     }
 
     /// Eight triangles at a time in SIMD lanes.
     #[inline]
     unsafe fn project_colour_share(
-        items: &[Self],
+        _items: &[Self],
+        packed: &Self::Packed,
         lambda: Shared<[f32; 2]>,
         range: Range<usize>,
         x: Shared<DVec3>,
@@ -144,62 +159,43 @@ impl Constraint for Membrane {
         for batch in batches(range) {
             // SAFETY: forwarded contract; the multipliers of the batch belong to its
             // elements alone.
-            unsafe { project_lanes(&items[batch.clone()], lambda.slice(batch), x, x_prev, w, step) };
+            unsafe { project_lanes(packed, batch.start, lambda.slice(batch), x, x_prev, w, step) };
         }
     }
 }
 
-/// Projects up to [`LANES`] triangles of one colour at once: [`Membrane::evaluate`] and
-/// the coupled 2×2 XPBD update of [`xpbd::apply_pair`], in f32 lanes. Unused lanes repeat
-/// the last triangle and write nothing back. A triangle without an area term (ν = 0) gets
-/// an inert second constraint (zero value and gradient, unit compliance), which leaves
-/// the single deviatoric update.
+/// Projects the `lambda.len()` (at most [`LANES`]) triangles of one colour from `start`
+/// at once: [`Membrane::evaluate`] and the coupled 2×2 XPBD update of
+/// [`xpbd::apply_pair`], in f32 lanes. Lanes past the batch compute on the padding and
+/// write nothing back. A triangle without an area term (ν = 0) gets an inert second
+/// constraint (zero value and gradient, unit compliance), which leaves the single
+/// deviatoric update.
 ///
 /// # Safety
-/// `items` share no vertex, and no other thread touches their vertices or `lambda`
-/// (`lambda.len() == items.len() <= LANES`).
+/// The batch's triangles share no vertex, and no other thread touches their vertices
+/// or `lambda`.
 #[inline(always)]
 unsafe fn project_lanes(
-    items: &[Membrane],
+    packed: &Packed<3, 7>,
+    start: usize,
     lambda: &mut [[f32; 2]],
     x: Shared<DVec3>,
     x_prev: &[DVec3],
     w: &[f32],
     step: Step,
 ) {
-    let n = items.len();
-    debug_assert!((1..=LANES).contains(&n) && lambda.len() == n);
-    // Transpose the elements into lanes (plain loops: the optimiser keeps them inline).
-    let mut idx = [[0u32; LANES]; 3];
-    let mut field = [[0.0f32; LANES]; 9];
-    let mut area_c = [0.0f32; LANES];
-    let mut lam = [[0.0f32; LANES]; 2];
-    for k in 0..LANES {
-        let m = &items[k.min(n - 1)];
-        let l = &lambda[k.min(n - 1)];
-        for v in 0..3 {
-            idx[v][k] = m.v[v];
-            field[v][k] = w[m.v[v] as usize];
-        }
-        field[3][k] = m.dm_inv.x_axis.x;
-        field[4][k] = m.dm_inv.x_axis.y;
-        field[5][k] = m.dm_inv.y_axis.x;
-        field[6][k] = m.dm_inv.y_axis.y;
-        field[7][k] = m.compliance_dev;
-        field[8][k] = m.damping;
-        area_c[k] = m.compliance_area.unwrap_or(f32::NAN);
-        lam[0][k] = l[0];
-        lam[1][k] = l[1];
-    }
-    let wv = [f32x8::from(field[0]), f32x8::from(field[1]), f32x8::from(field[2])];
-    let (a00, a10) = (f32x8::from(field[3]), f32x8::from(field[4]));
-    let (a01, a11) = (f32x8::from(field[5]), f32x8::from(field[6]));
-    let area_c = f32x8::from(area_c);
+    let n = lambda.len();
+    debug_assert!((1..=LANES).contains(&n));
+    let idx: [[u32; LANES]; 3] = std::array::from_fn(|v| packed.vertices(v, start));
+    let wv: [f32x8; 3] = std::array::from_fn(|v| gather_f32(w, &idx[v]));
+    let field = |f: usize| packed.field(f, start);
+    let (a00, a10, a01, a11) = (field(0), field(1), field(2), field(3));
+    let area_c = field(6);
     let has_area = area_c.simd_eq(area_c); // not NaN
-    let alpha_dev = f32x8::from(field[7]) * f32x8::splat(step.inv_dt2);
+    let alpha_dev = field(4) * f32x8::splat(step.inv_dt2);
     let alpha_area = has_area.bitselect(area_c * f32x8::splat(step.inv_dt2), f32x8::ONE);
-    let damping = f32x8::from(field[8]);
-    let (lam0, lam1) = (f32x8::from(lam[0]), f32x8::from(lam[1]));
+    let damping = field(5);
+    let [lam0, lam1] = pairs_of(lambda);
     // SAFETY: exclusive per the contract.
     let p = unsafe { Vec3x8::gather_shape(x, &idx) };
 
@@ -243,7 +239,7 @@ unsafe fn project_lanes(
     }
     let gamma = damping * f32x8::splat(1.0 / step.dt);
     let (mut r0, mut r1) = (f32x8::ZERO, f32x8::ZERO);
-    if items.iter().any(|m| m.damping > 0.0) {
+    if (damping.simd_gt(f32x8::ZERO) & live(n)).any() {
         for v in 0..3 {
             // SAFETY: exclusive per the contract.
             let dx = unsafe { Vec3x8::gather_moved(x, x_prev, &idx[v]) };
@@ -269,10 +265,8 @@ unsafe fn project_lanes(
     }
     for v in 0..3 {
         let step_v = (g_dev[v] * d0 + g_area[v] * d1) * wv[v];
-        for (k, &i) in idx[v][..n].iter().enumerate() {
-            // SAFETY: exclusive per the contract; lane k owns its triangle's vertices.
-            unsafe { *x.get(i as usize) += step_v.lane(k).as_dvec3() };
-        }
+        // SAFETY: exclusive per the contract; lane k owns its triangle's vertices.
+        unsafe { step_v.scatter_add(x, &idx[v], n) };
     }
 }
 
@@ -334,7 +328,17 @@ mod tests {
             let mut lanes_x = xd.clone();
             let mut lanes_lambda = vec![[0.1f32, -0.2]; count];
             // SAFETY: one thread; the triangles share no vertex.
-            unsafe { project_lanes(&items, &mut lanes_lambda, Shared::new(&mut lanes_x), &x_prev, &w, step) };
+            unsafe {
+                project_lanes(
+                    &Membrane::pack(&items),
+                    0,
+                    &mut lanes_lambda,
+                    Shared::new(&mut lanes_x),
+                    &x_prev,
+                    &w,
+                    step,
+                )
+            };
             let mut scalar_x = xd.clone();
             for (k, m) in items.iter().enumerate() {
                 let (c, [g_dev, g_area]) = m.evaluate(m.v.map(|i| x[i as usize])).unwrap();

@@ -37,6 +37,13 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     /// Its XPBD multipliers, one per scalar constraint the element holds.
     type Lambda: Copy + Default + Send + Sync;
 
+    /// The elements' data as the projection reads it: structure of arrays for the kinds
+    /// projected in SIMD lanes ([`lanes::packed`]), `()` for those that read their items.
+    type Packed: Clone + Default + Send + Sync + std::fmt::Debug;
+
+    /// Builds [`Constraint::Packed`] from the colour-sorted items.
+    fn pack(items: &[Self]) -> Self::Packed;
+
     /// The global vertex indices the projection reads and writes.
     fn vertices(&self) -> &[u32];
 
@@ -49,7 +56,7 @@ pub(crate) trait Constraint: Copy + Send + Sync {
 
     /// Projects `items[range]`, elements of one colour (no two share a vertex), with
     /// their multipliers `lambda[range]`. One by one unless a kind projects several at
-    /// once in SIMD lanes (membranes and hinges, `constraint/lanes.rs`).
+    /// once in SIMD lanes (membranes and hinges, `constraint/lanes`), reading `packed`.
     ///
     /// # Safety
     /// No other thread may touch these elements' vertices or multipliers meanwhile, and
@@ -57,6 +64,7 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     #[inline]
     unsafe fn project_colour_share(
         items: &[Self],
+        _packed: &Self::Packed,
         lambda: Shared<Self::Lambda>,
         range: Range<usize>,
         x: Shared<DVec3>,

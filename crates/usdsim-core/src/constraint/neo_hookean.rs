@@ -79,6 +79,9 @@ impl Tet {
 
 impl Constraint for Tet {
     type Lambda = [f32; 2];
+    type Packed = ();
+
+    fn pack(_: &[Self]) {}
 
     fn vertices(&self) -> &[u32] {
         &self.v

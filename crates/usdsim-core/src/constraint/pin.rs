@@ -24,6 +24,9 @@ pub struct SoftPin {
 
 impl Constraint for SoftPin {
     type Lambda = f32;
+    type Packed = ();
+
+    fn pack(_: &[Self]) {}
 
     fn vertices(&self) -> &[u32] {
         std::slice::from_ref(&self.vertex)

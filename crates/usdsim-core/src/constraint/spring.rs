@@ -29,6 +29,9 @@ pub(crate) struct SpringLink {
 
 impl Constraint for SpringLink {
     type Lambda = f32;
+    type Packed = ();
+
+    fn pack(_: &[Self]) {}
 
     fn vertices(&self) -> &[u32] {
         &self.v

@@ -91,6 +91,18 @@ impl<T> Shared<T> {
         unsafe { &mut *self.ptr.add(i) }
     }
 
+    /// A raw pointer to element `i`, for kernels that load and store through vector
+    /// instructions rather than references.
+    ///
+    /// # Safety
+    /// As [`Shared::get`] for whatever the caller reads or writes through it.
+    #[inline(always)]
+    pub unsafe fn ptr(&self, i: usize) -> *mut T {
+        debug_assert!(i < self.len);
+        // SAFETY: in bounds (debug-checked; indices are validated at build time).
+        unsafe { self.ptr.add(i) }
+    }
+
     /// Returns the elements `range` as one mutable slice.
     ///
     /// # Safety

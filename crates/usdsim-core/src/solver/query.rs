@@ -141,7 +141,7 @@ impl Solver {
     pub fn rest_edges(&self, body: BodyId, tet: usize) -> glam::Mat3 {
         let global = self.body_tet_start[body.0] + tet;
         let slot = self.elements.tets.slot[global];
-        self.elements.tets.items[slot as usize].dm_inv.inverse()
+        self.elements.tets.items()[slot as usize].dm_inv.inverse()
     }
 
     /// Body `body`'s current triangles (local vertex indices; empty for volume bodies).
@@ -190,7 +190,7 @@ impl Solver {
             .iter()
             .map(|h| {
                 let set = if h.soft { &self.elements.soft_hinges } else { &self.elements.hinges };
-                (h.triangles, set.items[set.slot[h.index as usize] as usize].rest_angle)
+                (h.triangles, set.items()[set.slot[h.index as usize] as usize].rest_angle)
             })
             .collect()
     }
@@ -268,16 +268,16 @@ impl Solver {
 
     /// Problem sizes and per-frame projection count.
     pub fn stats(&self) -> SolverStats {
-        let per_iteration = 2 * (self.elements.tets.items.len() + self.elements.membranes.items.len()) as u64
-            + (self.elements.hinges.items.len() + self.soft_pins.len() + self.elements.springs.items.len()) as u64;
+        let per_iteration = 2 * (self.elements.tets.items().len() + self.elements.membranes.items().len()) as u64
+            + (self.elements.hinges.items().len() + self.soft_pins.len() + self.elements.springs.items().len()) as u64;
         let per_substep =
-            per_iteration * self.settings.iterations as u64 + self.elements.soft_hinges.items.len() as u64;
+            per_iteration * self.settings.iterations as u64 + self.elements.soft_hinges.items().len() as u64;
         SolverStats {
             bodies: self.bodies.len(),
             vertices: self.bodies.iter().map(Range::len).sum(),
-            tets: self.elements.tets.items.len(),
-            triangles: self.elements.membranes.items.len(),
-            hinges: self.elements.hinges.items.len() + self.elements.soft_hinges.items.len(),
+            tets: self.elements.tets.items().len(),
+            triangles: self.elements.membranes.items().len(),
+            hinges: self.elements.hinges.items().len() + self.elements.soft_hinges.items().len(),
             projections_per_frame: per_substep * self.settings.substeps as u64,
         }
     }

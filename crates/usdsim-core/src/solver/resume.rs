@@ -139,18 +139,18 @@ impl Solver {
                 .map(|g| tets.slot[g] as usize)
                 .filter(|&s| self.tet_plastic[s].is_some())
                 .map(|s| {
-                    let t = &tets.items[s];
+                    let t = &tets.items()[s];
                     PlasticTetState { dm_inv: t.dm_inv, compliance: [t.compliance_dev, t.compliance_vol] }
                 })
                 .collect()
         };
         let plastic_hinges = self.plastic_hinges.iter().map(|p| self.hinge(p.at).rest_angle).collect();
         let springs = &self.elements.springs;
-        let inelastic = springs.items.iter().any(|l| l.tear_ratio.is_finite() || l.plastic.is_some());
+        let inelastic = springs.items().iter().any(|l| l.tear_ratio.is_finite() || l.plastic.is_some());
         let springs = if inelastic {
             (0..springs.slot.len())
                 .map(|g| {
-                    let l = &springs.items[springs.slot[g] as usize];
+                    let l = &springs.items()[springs.slot[g] as usize];
                     if l.compliance.is_finite() {
                         l.rest
                     } else {
@@ -210,7 +210,7 @@ impl Solver {
             let plastic =
                 (0..tets.slot.len()).map(|g| tets.slot[g] as usize).filter(|&s| self.tet_plastic[s].is_some());
             for (slot, saved) in plastic.collect::<Vec<_>>().into_iter().zip(&state.plastic_tets) {
-                let t = &mut tets.items[slot];
+                let t = &mut tets.items_mut()[slot];
                 t.dm_inv = saved.dm_inv;
                 [t.compliance_dev, t.compliance_vol] = saved.compliance;
             }
@@ -221,7 +221,8 @@ impl Solver {
         }
         let springs = &mut self.elements.springs;
         for (g, &rest) in state.springs.iter().enumerate() {
-            let link = &mut springs.items[springs.slot[g] as usize];
+            let slot = springs.slot[g] as usize;
+            let link = &mut springs.items_mut()[slot];
             if rest.is_finite() {
                 link.rest = rest;
             } else {
@@ -345,12 +346,13 @@ impl Solver {
     /// The hinge `at` points to.
     fn hinge(&self, at: HingeRef) -> &Hinge {
         let set = if at.soft { &self.elements.soft_hinges } else { &self.elements.hinges };
-        &set.items[set.slot[at.index as usize] as usize]
+        &set.items()[set.slot[at.index as usize] as usize]
     }
 
     /// The hinge `at` points to, for changing.
     fn hinge_mut(&mut self, at: HingeRef) -> &mut Hinge {
         let set = if at.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
-        &mut set.items[set.slot[at.index as usize] as usize]
+        let slot = set.slot[at.index as usize] as usize;
+        &mut set.items_mut()[slot]
     }
 }

@@ -321,7 +321,7 @@ impl Solver {
     /// stays in place, switched off.
     pub(super) fn inelastic_links(&mut self) {
         let x = &self.x;
-        for link in &mut self.elements.springs.items {
+        for link in self.elements.springs.items_mut() {
             if !link.compliance.is_finite() || (!link.tear_ratio.is_finite() && link.plastic.is_none()) {
                 continue;
             }
@@ -339,7 +339,7 @@ impl Solver {
 
     /// How many spring links have broken (XPBD and force-integrated bodies together).
     pub fn broken_links(&self) -> usize {
-        let xpbd = self.elements.springs.items.iter().filter(|l| l.compliance == f32::INFINITY).count();
+        let xpbd = self.elements.springs.items().iter().filter(|l| l.compliance == f32::INFINITY).count();
         xpbd + self.force_bodies.iter().map(|f| f.initial_links - f.system.links.len()).sum::<usize>()
     }
 

@@ -246,7 +246,8 @@ impl Solver {
     fn plastic_flow(&mut self) {
         for p in &self.plastic_hinges {
             let set = if p.at.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
-            let hinge = &mut set.items[set.slot[p.at.index as usize] as usize];
+            let slot = set.slot[p.at.index as usize] as usize;
+            let hinge = &mut set.items_mut()[slot];
             if let Some((angle, _)) = bending::angle_and_gradient(relative(hinge.v.map(|i| self.x[i as usize]))) {
                 hinge.rest_angle = plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
             }
@@ -255,12 +256,14 @@ impl Solver {
             return;
         }
         let x = &self.x;
-        self.elements.tets.items.par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(|(tet, plastic)| {
-            if let Some(p) = plastic {
-                let pos = relative(tet.v.map(|i| x[i as usize]));
-                plasticity::flow_tet(tet, pos, p.original_dm, &p.params);
-            }
-        });
+        self.elements.tets.items_mut().par_iter_mut().zip(&self.tet_plastic).with_min_len(256).for_each(
+            |(tet, plastic)| {
+                if let Some(p) = plastic {
+                    let pos = relative(tet.v.map(|i| x[i as usize]));
+                    plasticity::flow_tet(tet, pos, p.original_dm, &p.params);
+                }
+            },
+        );
     }
 
     /// The constraint iterations of one substep: every colour of every constraint kind,

@@ -287,16 +287,16 @@ impl Solver {
             }
             if t.corners == 4 {
                 let slot = self.elements.tets.slot[start + k] as usize;
-                self.elements.tets.items[slot].v = e.map(|i| i + base);
+                self.elements.tets.items_mut()[slot].v = e.map(|i| i + base);
             } else {
                 let slot = self.elements.membranes.slot[start + k] as usize;
-                self.elements.membranes.items[slot].v = [e[0], e[1], e[2]].map(|i| i + base);
+                self.elements.membranes.items_mut()[slot].v = [e[0], e[1], e[2]].map(|i| i + base);
             }
         }
         for h in &self.hinge_refs[b] {
             let set = if h.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
             let slot = set.slot[h.index as usize] as usize;
-            let hinge = &mut set.items[slot];
+            let hinge = &mut set.items_mut()[slot];
             let [t1, t2] = h.triangles.map(|t| t as usize);
             let moved = |v: u32, tri: usize| -> Option<u32> {
                 let c = old[tri].iter().position(|&q| q + base == v)?;

@@ -8,10 +8,12 @@
 //! arithmetic whatever its position or neighbours, so a result never depends on how the
 //! team split a colour (determinism across `--threads`).
 
-use crate::parallel::colouring::Shared;
-use glam::{DVec3, Vec3};
+use glam::Vec3;
 use std::ops::{Add, Mul, Neg, Range, Sub};
 use wide::f32x8;
+
+pub(crate) mod packed;
+mod transpose;
 
 /// Lanes per batch.
 pub(crate) const LANES: usize = 8;
@@ -31,55 +33,6 @@ pub(crate) struct Vec3x8 {
 }
 
 impl Vec3x8 {
-    /// An element's corners in lanes, relative to its first: `[v]` has lane `k` at
-    /// `x[idx[v][k]] − x[idx[0][k]]` (so `[0]` is zero), subtracted in f64 before rounding
-    /// to f32. The shape is all the constraints read, and a position's distance from the
-    /// scene origin then costs it no precision (see `Solver::x`).
-    ///
-    /// # Safety
-    /// No other thread may be writing these vertices (the colouring guarantees it).
-    #[inline(always)]
-    pub unsafe fn gather_shape<const N: usize>(x: Shared<DVec3>, idx: &[[u32; LANES]; N]) -> [Self; N] {
-        // Loads lane by lane into f64 arrays, then the differences and roundings run
-        // over whole arrays, which the compiler turns into vector instructions.
-        let mut p = [[[0.0f64; LANES]; 3]; N];
-        for k in 0..LANES {
-            for v in 0..N {
-                // SAFETY: forwarded contract.
-                let q = unsafe { *x.get(idx[v][k] as usize) };
-                (p[v][0][k], p[v][1][k], p[v][2][k]) = (q.x, q.y, q.z);
-            }
-        }
-        let mut out = [Self { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; N];
-        for v in 1..N {
-            let mut c = [[0.0f32; LANES]; 3];
-            for (axis, c) in c.iter_mut().enumerate() {
-                for k in 0..LANES {
-                    c[k] = (p[v][axis][k] - p[0][axis][k]) as f32;
-                }
-            }
-            out[v] = Self { x: c[0].into(), y: c[1].into(), z: c[2].into() };
-        }
-        out
-    }
-
-    /// Lane `k` is `x[idx[k]] − x_prev[idx[k]]`, the vertex's displacement this substep
-    /// (for damping), subtracted in f64.
-    ///
-    /// # Safety
-    /// No other thread may be writing these vertices (the colouring guarantees it).
-    #[inline(always)]
-    pub unsafe fn gather_moved(x: Shared<DVec3>, x_prev: &[DVec3], idx: &[u32; LANES]) -> Self {
-        let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
-        for k in 0..LANES {
-            let i = idx[k] as usize;
-            // SAFETY: forwarded contract.
-            let p = unsafe { *x.get(i) } - x_prev[i];
-            (a[k], b[k], c[k]) = (p.x as f32, p.y as f32, p.z as f32);
-        }
-        Self { x: a.into(), y: b.into(), z: c.into() }
-    }
-
     /// Lane `k` is `x[idx[k]]`, from a slice nobody writes.
     #[cfg(test)]
     #[inline(always)]
