@@ -291,17 +291,18 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Solver substeps per frame [default: 20 with cloth, else 10]. Without this flag
+    /// Solver substeps per frame [default: 24 with cloth, else 10]. Without this flag
     /// they are raised (with a warning) when the stiffest tetrahedron, or a force-based
     /// --integrator's stiffest spring, needs more to stay stable; given explicitly, they
     /// are kept, with a warning when too few.
     #[arg(long, allow_negative_numbers = true, value_parser = count::<1, 10_000>)]
     pub substeps: Option<u32>,
 
-    /// Constraint iterations per substep. Small steps with few iterations reach a given
-    /// accuracy cheapest (docs/performance.md, work-precision curves).
-    #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
-    pub iterations: u32,
+    /// Constraint iterations per substep [default: 2 with cloth, else 3]. Small steps with
+    /// few iterations reach a given accuracy cheapest (docs/performance.md, work-precision
+    /// curves).
+    #[arg(long, allow_negative_numbers = true, value_parser = count::<1, 1_000>)]
+    pub iterations: Option<u32>,
 
     /// Time discretisation of the solver's substeps. bdf2 is second order: at the same
     /// substeps it follows the converged motion about five times closer than euler

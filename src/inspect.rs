@@ -129,6 +129,7 @@ fn describe(imported: &Imported) -> Result<Value> {
     let settings = Settings {
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         substeps: crate::run::default_substeps(&imported.scene),
+        iterations: crate::run::default_iterations(&imported.scene),
         ..Settings::default()
     };
     let solver = Solver::new(imported.scene.clone(), settings)?;
@@ -247,6 +248,7 @@ fn describe(imported: &Imported) -> Result<Value> {
         },
         "solver": {
             "substeps": solver.settings().substeps,
+            "iterations": solver.settings().iterations,
             "stiffest_tet_frequency": if counts.tetrahedra > 0 { json!(sig(f64::from(solver.max_tet_frequency()))) } else { Value::Null },
             "warnings": solver.warnings(),
         },
@@ -339,11 +341,16 @@ fn text(view: &Value) -> String {
     out.push_str(&format!("frames: a run bakes {}\n", num(&view["frame_range_text"])));
     let solver = &view["solver"];
     if solver["stiffest_tet_frequency"].is_null() {
-        out.push_str(&format!("solver: {} substeps per frame by default\n", num(&solver["substeps"])));
+        out.push_str(&format!(
+            "solver: {} substeps per frame, {} iterations each, by default\n",
+            num(&solver["substeps"]),
+            num(&solver["iterations"]),
+        ));
     } else {
         out.push_str(&format!(
-            "solver: {} substeps per frame by default (stiffest tetrahedron's rest frequency {} rad/s)\n",
+            "solver: {} substeps per frame, {} iterations each, by default (stiffest tetrahedron's rest frequency {} rad/s)\n",
             num(&solver["substeps"]),
+            num(&solver["iterations"]),
             num(&solver["stiffest_tet_frequency"]),
         ));
     }

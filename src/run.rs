@@ -66,12 +66,13 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
 
     let info = &imported.stage;
     let range = frame_range(args.frames, info);
+    let iterations = args.iterations.unwrap_or_else(|| default_iterations(&imported.scene));
     let settings = Settings {
         substeps: args.substeps.unwrap_or_else(|| default_substeps(&imported.scene)),
         // Substeps the user chose are kept for force integrators (with a warning).
         spring_step_fraction: if args.substeps.is_some() { None } else { Settings::default().spring_step_fraction },
         keep_tet_substeps: args.substeps.is_some(),
-        iterations: args.iterations,
+        iterations,
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
         max_depenetration_velocity: (f64::from(args.max_depenetration_velocity) / info.meters_per_unit) as f32,
@@ -117,7 +118,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
             counts.text(),
             range.text(),
             baker.solver().settings().substeps,
-            args.iterations,
+            baker.solver().settings().iterations,
             if baker.streams() { format!(", {} frames per clip", baker.chunk()) } else { String::new() }
         );
     }
@@ -196,7 +197,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         range,
         projections_per_frame: solver.stats().projections_per_frame,
         substeps: solver.settings().substeps,
-        iterations: args.iterations,
+        iterations: solver.settings().iterations,
         threads: rayon::current_num_threads(),
         import_s,
         simulate_s,
@@ -320,16 +321,39 @@ pub(crate) const DEFAULT_SUBSTEPS: u32 = 10;
 /// Substeps per frame without `--substeps` for a scene with cloth (surface bodies): a
 /// membrane's error at a few iterations is set by its substeps, and at 10 it is 2-5× that
 /// at 20 (work-precision curves, docs/performance.md). Volumes in such a scene run them too.
-pub(crate) const CLOTH_SUBSTEPS: u32 = 20;
+pub(crate) const CLOTH_SUBSTEPS: u32 = 24;
+
+/// Iterations per substep without `--iterations` for a scene of volumes: at 10 substeps
+/// a third iteration still lowers the bench jellies' error.
+pub(crate) const DEFAULT_ITERATIONS: u32 = 3;
+
+/// Iterations per substep without `--iterations` for a scene with cloth: 24 × 2 costs
+/// 7-10 % less than 20 × 3 on the bench cloths, with errors under the rapier peer's on
+/// all three (docs/performance.md, "Packed lanes and 24 × 2").
+pub(crate) const CLOTH_ITERATIONS: u32 = 2;
 
 /// The substeps a run of `scene` takes without `--substeps` (before the stability
 /// bound raises them): the most any of its body kinds asks for.
 pub(crate) fn default_substeps(scene: &Scene) -> u32 {
-    if scene.bodies.iter().any(|b| b.kind == usdsim_core::BodyKind::Surface) {
+    if has_cloth(scene) {
         CLOTH_SUBSTEPS
     } else {
         DEFAULT_SUBSTEPS
     }
+}
+
+/// The iterations a run of `scene` takes without `--iterations`.
+pub(crate) fn default_iterations(scene: &Scene) -> u32 {
+    if has_cloth(scene) {
+        CLOTH_ITERATIONS
+    } else {
+        DEFAULT_ITERATIONS
+    }
+}
+
+/// Whether `scene` has a surface body, which sets the cloth defaults.
+fn has_cloth(scene: &Scene) -> bool {
+    scene.bodies.iter().any(|b| b.kind == usdsim_core::BodyKind::Surface)
 }
 
 /// Plastic flow rate when `--plastic-yield` is given without `--plastic-rate`: all of

@@ -318,16 +318,19 @@ fn messages_use_one_form_and_plurals() {
 
 #[test]
 fn default_substeps_follow_the_body_kinds() {
-    // Cloth asks for 20 substeps, volumes for 10 (src/run.rs); 3 iterations either way,
-    // and inspect reports what a run will use.
+    // Cloth asks for 24 substeps of 2 iterations, volumes for 10 of 3 (src/run.rs), and
+    // inspect reports what a run will use.
     let dir = temp_dir();
-    for (scene, substeps) in [("cloth_on_sphere.usda", 20), ("free_fall_z_up_meters.usda", 10)] {
+    for (scene, substeps, iterations) in [("cloth_on_sphere.usda", 24, 2), ("free_fall_z_up_meters.usda", 10, 3)] {
         let input = copy_scene(scene, dir.path());
         let ran = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json")]));
         assert_eq!(ran["substeps"], substeps, "{scene}: {ran}");
-        assert_eq!(ran["iterations"], 3, "{scene}: {ran}");
+        assert_eq!(ran["iterations"], iterations, "{scene}: {ran}");
         let inspected = json_of(&run(&[os("inspect"), os("--json"), input.as_os_str()]));
         assert_eq!(inspected["solver"]["substeps"], substeps, "{scene}: inspect says {}", inspected["solver"]);
+        assert_eq!(inspected["solver"]["iterations"], iterations, "{scene}: inspect says {}", inspected["solver"]);
+        let given = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json"), os("--iterations"), os("5")]));
+        assert_eq!(given["iterations"], 5, "{scene}: --iterations 5 is honoured: {given}");
     }
 }
 

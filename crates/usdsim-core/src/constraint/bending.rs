@@ -150,6 +150,13 @@ pub fn build(body: &Body, base: u32) -> Vec<(Hinge, [u32; 2])> {
     out
 }
 
+impl Hinge {
+    /// This hinge's entry in [`Hinge::pack`]'s arrays.
+    fn row(&self) -> ([u32; 4], [f32; 3]) {
+        (self.v, [self.rest_angle, self.compliance, self.damping])
+    }
+}
+
 /// Wraps an angle difference into (−π, π] so a hinge never takes the long way round
 /// (the scalar form of the lanes' wrap, kept as the tests' reference).
 #[cfg(test)]
@@ -169,10 +176,11 @@ impl Constraint for Hinge {
 
     /// Vertices, then rest angle, compliance and damping (the fields `project_lanes` reads).
     fn pack(items: &[Self]) -> Self::Packed {
-        Packed::new(items.len(), |i| {
-            let h = &items[i];
-            (h.v, [h.rest_angle, h.compliance, h.damping])
-        })
+        Packed::new(items.len(), |i| items[i].row())
+    }
+
+    fn repack(packed: &mut Self::Packed, items: &[Self], slot: usize) {
+        packed.set(slot, items.len(), items[slot].row());
     }
 
     fn vertices(&self) -> &[u32] {
@@ -191,6 +199,8 @@ impl Constraint for Hinge {
     }
 
     /// Eight hinges at a time in SIMD lanes.
+    // The projection's inputs, each used once; a struct for them would serve one call.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     unsafe fn project_colour_share(
         _items: &[Self],

@@ -56,8 +56,19 @@ impl<C: Constraint> Coloured<C> {
         &self.items
     }
 
-    /// The elements in colour order, to change (tearing, plasticity, a resumed state);
-    /// the next [`Coloured::view`] repacks them.
+    /// Changes the element in storage slot `slot` and repacks it alone: for changes
+    /// every substep (plastic flow), where [`Coloured::items_mut`]'s repacking of every
+    /// element would cost a sweep.
+    pub fn edit<R>(&mut self, slot: usize, change: impl FnOnce(&mut C) -> R) -> R {
+        let out = change(&mut self.items[slot]);
+        if !self.stale {
+            C::repack(&mut self.packed, &self.items, slot);
+        }
+        out
+    }
+
+    /// The elements in colour order, to change (tearing, a resumed state); the next
+    /// [`Coloured::view`] repacks them all.
     pub fn items_mut(&mut self) -> &mut [C] {
         self.stale = true;
         &mut self.items

@@ -44,6 +44,12 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     /// Builds [`Constraint::Packed`] from the colour-sorted items.
     fn pack(items: &[Self]) -> Self::Packed;
 
+    /// Brings `packed` up to date after `items[slot]` alone changed (all of it unless a
+    /// kind can do better).
+    fn repack(packed: &mut Self::Packed, items: &[Self], _slot: usize) {
+        *packed = Self::pack(items);
+    }
+
     /// The global vertex indices the projection reads and writes.
     fn vertices(&self) -> &[u32];
 
@@ -61,6 +67,8 @@ pub(crate) trait Constraint: Copy + Send + Sync {
     /// # Safety
     /// No other thread may touch these elements' vertices or multipliers meanwhile, and
     /// no two of them may share a vertex.
+    // The projection's inputs, each used once; a struct for them would serve one call.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     unsafe fn project_colour_share(
         items: &[Self],

@@ -291,7 +291,7 @@ struct Kinematic {
 /// (linearised) constraint exactly, whatever `r`; iterating only re-couples it with its
 /// neighbours, and a hinge this compliant moves its vertices by at most `r/(1+r)` (a
 /// third) of its angle error, so the coupling it misses is small next to the membrane's.
-/// Thin cloth is well inside: at the default 20 substeps the bench cloths of 1 mm have
+/// Thin cloth is well inside: at 20 substeps the bench cloths of 1 mm have
 /// `r` ≈ 0.0007 (32²), 0.01–0.03 (64²) and 0.19 on the grid edges, 0.45 on the diagonals
 /// (128²); stiff shells keep full iterations. Measured on cloth_128 (`compare.py`,
 /// `benches/cloth_strain.py`), raising this from 0.25 to 0.5 took its diagonals out of the

@@ -247,10 +247,12 @@ impl Solver {
         for p in &self.plastic_hinges {
             let set = if p.at.soft { &mut self.elements.soft_hinges } else { &mut self.elements.hinges };
             let slot = set.slot[p.at.index as usize] as usize;
-            let hinge = &mut set.items_mut()[slot];
-            if let Some((angle, _)) = bending::angle_and_gradient(relative(hinge.v.map(|i| self.x[i as usize]))) {
-                hinge.rest_angle = plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
-            }
+            set.edit(slot, |hinge| {
+                if let Some((angle, _)) = bending::angle_and_gradient(relative(hinge.v.map(|i| self.x[i as usize]))) {
+                    hinge.rest_angle =
+                        plasticity::flow_hinge(hinge.rest_angle, angle, p.original, &p.params, &p.limits);
+                }
+            });
         }
         if self.tet_plastic.is_empty() {
             return;

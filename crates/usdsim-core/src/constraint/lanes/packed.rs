@@ -41,6 +41,17 @@ impl<const V: usize, const F: usize> Packed<V, F> {
         out
     }
 
+    /// Sets element `i` of `len` to `row`, and the padding too when `i` is the last.
+    pub fn set(&mut self, i: usize, len: usize, row: ([u32; V], [f32; F])) {
+        let at = if i + 1 == len { i..len + LANES } else { i..i + 1 };
+        for (column, value) in self.v.iter_mut().zip(row.0) {
+            column[at.clone()].fill(value);
+        }
+        for (column, value) in self.f.iter_mut().zip(row.1) {
+            column[at.clone()].fill(value);
+        }
+    }
+
     /// Vertex slot `slot` of the eight elements from `start`.
     #[inline(always)]
     pub fn vertices(&self, slot: usize, start: usize) -> [u32; LANES] {
@@ -129,6 +140,15 @@ mod tests {
         assert_eq!(p.vertices(1, 3), [103, 104, 105, 106, 107, 108, 109, 110]);
         assert_eq!(p.vertices(0, 9), [9, 10, 10, 10, 10, 10, 10, 10]);
         assert_eq!(p.field(0, 10).to_array(), [5.0; LANES]);
+        let mut q = p.clone();
+        q.set(10, 11, ([7, 7], [-1.0]));
+        q.set(4, 11, ([1, 2], [9.0]));
+        let fresh = Packed::<2, 1>::new(11, |i| match i {
+            10 => ([7, 7], [-1.0]),
+            4 => ([1, 2], [9.0]),
+            _ => ([i as u32, 100 + i as u32], [0.5 * i as f32]),
+        });
+        assert_eq!((q.v, q.f), (fresh.v, fresh.f), "set gives what packing anew gives");
         let w: Vec<f32> = (0..20).map(|i| i as f32 * 0.25).collect();
         assert_eq!(gather_f32(&w, &p.vertices(0, 2)).to_array(), std::array::from_fn(|k| (2 + k) as f32 * 0.25));
         assert_eq!(live(3).to_array().map(|l| l.to_bits() != 0), [true, true, true, false, false, false, false, false]);
