@@ -258,3 +258,28 @@ fn sigterm_then_resume_is_byte_identical() {
 fn kill_9_then_resume_is_byte_identical() {
     interrupted_then_resumed("KILL", None);
 }
+
+/// The substeps since a body's last contact, saved in the clip at `frame`.
+fn since_contact(dir: &Path, frame: u32, prim: &str) -> Option<i32> {
+    let clip = LayerFile::open(&dir.join(format!("out.clips/clip.{frame:06}.usdc")));
+    let attr = clip.layer.attribute(format!("{prim}.usdsim:state:substepsSinceContact")).unwrap()?;
+    match attr.get::<sdf::Value>("default") {
+        Some(sdf::Value::Int(n)) => Some(n),
+        other => panic!("substepsSinceContact at frame {frame} is {other:?}"),
+    }
+}
+
+/// A body stays on implicit Euler for a frame's substeps after its last contact; a
+/// resume taken while that hold runs (the cube leaves the ground in frame 16) keeps
+/// it. One-frame chunks: every frame is a clip, and a resume point.
+#[test]
+fn a_resume_inside_the_contact_hold_is_byte_identical() {
+    let dir = temp_dir();
+    let input = copy_scene("tet_cube_on_ground.usda", dir.path());
+    resumed_is_identical(dir.path(), &input, 20, 16, 1, &[]);
+    let one = dir.path().join("one");
+    assert_eq!(since_contact(&one, 1, "/World/Cube"), None, "touched before it fell");
+    assert_eq!(since_contact(&one, 10, "/World/Cube"), Some(0), "not on the ground at frame 10");
+    let held = since_contact(&one, 16, "/World/Cube").expect("no contact by frame 16");
+    assert!(0 < held && held < 10, "frame 16 is not inside the hold ({held} substeps since contact)");
+}

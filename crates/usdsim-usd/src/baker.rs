@@ -262,6 +262,9 @@ impl<'a> Baker<'a> {
     /// If every frame is already baked: a caller bug.
     pub fn step(&mut self) -> Result<Option<NonFinite>, BakeError> {
         assert!(self.done < self.frames, "the bake already holds all {} frames", self.frames);
+        // With `--chunk 1` the window of the frame a bake starts at (0, or the resumed
+        // one) is complete before any step, and nothing closed it yet.
+        self.close_window(self.done)?;
         let frame = self.done + 1;
         self.imported.advance(&mut self.solver, frame)?;
         self.record_frame(frame);
@@ -273,6 +276,13 @@ impl<'a> Baker<'a> {
             return Ok(Some(bad));
         }
         self.done = frame;
+        self.close_window(frame)?;
+        Ok(None)
+    }
+
+    /// Writes the clip out and starts the next window when `frame` is the window's last
+    /// and the bake goes on past it.
+    fn close_window(&mut self, frame: u32) -> Result<(), ExportError> {
         if let Some(clips) = &mut self.clips {
             if frame == self.bake.last_frame() && frame < self.frames {
                 let t = std::time::Instant::now();
@@ -281,7 +291,7 @@ impl<'a> Baker<'a> {
                 self.bake.next_window(frame + 1, (frame + self.chunk).min(self.frames));
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     /// The last complete frame (0 before any step).

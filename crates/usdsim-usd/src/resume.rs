@@ -154,12 +154,17 @@ pub(crate) fn read_state(
         }
     };
     // BDF2's history: absent before the first substep.
-    let history = |prim: &str| -> Result<(Vec<DVec3>, Vec<Vec3>, bool), String> {
-        let touched = matches!(value(prim, state::TOUCHED)?, Some(sdf::Value::Bool(true)));
+    let history = |prim: &str| -> Result<(Vec<DVec3>, Vec<Vec3>, u32), String> {
+        let since_contact = match (value(prim, state::SUBSTEPS_SINCE_CONTACT)?, value(prim, state::TOUCHED)?) {
+            (Some(sdf::Value::Int(n)), _) if n >= 0 => n as u32,
+            (Some(_), _) => return Err(missing(prim, state::SUBSTEPS_SINCE_CONTACT)),
+            (None, Some(sdf::Value::Bool(true))) => 0,
+            (None, _) => u32::MAX,
+        };
         if value(prim, state::PREVIOUS_POINTS)?.is_none() {
-            return Ok((Vec::new(), Vec::new(), touched));
+            return Ok((Vec::new(), Vec::new(), since_contact));
         }
-        Ok((dvec3s(prim, state::PREVIOUS_POINTS)?, vec3s(prim, state::PREVIOUS_VELOCITIES)?, touched))
+        Ok((dvec3s(prim, state::PREVIOUS_POINTS)?, vec3s(prim, state::PREVIOUS_VELOCITIES)?, since_contact))
     };
     let floats = |prim: &str, name: &str| -> Result<Vec<f32>, String> {
         match value(prim, name)? {
@@ -185,7 +190,7 @@ pub(crate) fn read_state(
             velocities: vec3s(p, state::VELOCITIES)?,
             ..BodyState::default()
         };
-        (body.previous_positions, body.previous_velocities, body.touched) = history(p)?;
+        (body.previous_positions, body.previous_velocities, body.since_contact) = history(p)?;
         body.asleep = matches!(value(p, state::ASLEEP)?, Some(sdf::Value::Bool(true)));
         body.topology_version = match value(p, state::TOPOLOGY_VERSION)? {
             Some(sdf::Value::Int(v)) if v >= 0 => v as u32,
@@ -236,7 +241,7 @@ pub(crate) fn read_state(
                 body.velocities = layer.map(|v| m.transform_vector3(v).as_vec3()).collect();
                 // No history leads to edited velocities: the next substep takes implicit
                 // Euler, which needs none.
-                body.touched = true;
+                body.since_contact = 0;
             }
             if !edited.contains(&prim.prim_path) {
                 edited.push(prim.prim_path.clone());

@@ -10,10 +10,14 @@
 //! Bodies whose rest state changes (tearing, plastic flow) and force-integrated spring
 //! bodies always take implicit Euler.
 //!
-//! A contact takes its bodies to implicit Euler for the substep it acts in and the next:
-//! BDF2's velocity `(x_{n+1} − (4x_n − x_{n−1})/3)/h` remembers the step before, so a
-//! vertex stopped by the ground would leave with half its impact speed, and the jump a
-//! contact makes would be extrapolated into the next step. The switch is per group of
+//! A contact takes its bodies to implicit Euler for the substep it acts in and until a
+//! whole frame's substeps pass without one: BDF2's velocity `(x_{n+1} − (4x_n − x_{n−1})/3)/h`
+//! remembers the step before, so a vertex stopped by the ground would leave with half its
+//! impact speed, and the jump a contact makes would be extrapolated into the next step.
+//! Held for one substep only, a cloth whose folds touch on and off switched scheme every
+//! few substeps; each switch kinked its vertices' paths, so self contact's candidate
+//! lists were rebuilt almost every substep (cloth_64 with `--self-contact`: 382 builds
+//! in 48 frames, 47 ms a frame; held a frame, 21 ms; docs/performance.md). The switch is per group of
 //! bodies that attachments join, never per vertex: a force between a vertex stepped one
 //! way and a vertex stepped the other changes their momenta by `f·dt` and `f·h`, which
 //! fed a resting jelly cube energy until it never settled.
@@ -33,7 +37,7 @@ impl History {
             base: x.to_vec(),
             euler: vec![true; group.len()],
             group,
-            touched: vec![false; groups],
+            since_contact: vec![u32::MAX; groups],
             touched_now: vec![false; groups],
             w: Vec::new(),
         }
@@ -45,7 +49,8 @@ impl History {
         if !s.previous_velocities.is_empty() {
             self.v[range].copy_from_slice(&s.previous_velocities);
         }
-        self.touched[self.group[b]] |= s.touched;
+        let since = &mut self.since_contact[self.group[b]];
+        *since = (*since).min(s.since_contact);
     }
 
     /// Vertex `to` (a copy tearing made) takes `from`'s history.
@@ -54,9 +59,9 @@ impl History {
         self.base[to] = self.base[from];
     }
 
-    /// Whether a contact touched body `b`'s group in the last substep.
-    pub(super) fn touched(&self, b: usize) -> bool {
-        self.touched[self.group[b]]
+    /// Substeps since a contact last touched body `b`'s group (`u32::MAX`: never).
+    pub(super) fn since_contact(&self, b: usize) -> u32 {
+        self.since_contact[self.group[b]]
     }
 }
 
@@ -119,7 +124,7 @@ impl Solver {
     }
 
     /// Marks the groups this substep's contacts touch: they take implicit Euler in this
-    /// substep and the next (see the module docs). In a BDF2 substep the bodies of a
+    /// substep and until a frame's substeps pass without a contact (see the module docs). In a BDF2 substep the bodies of a
     /// newly touched group are predicted again with implicit Euler, and the solve's
     /// inverse masses are made.
     pub(super) fn euler_where_touched(&mut self, dt: f32, bdf: bool) {
@@ -159,6 +164,9 @@ impl Solver {
                 w[range.clone()].iter_mut().for_each(|w| *w *= EULER_IN_BDF2_INVERSE_MASS);
             }
         }
-        self.history.touched_now = std::mem::replace(&mut self.history.touched, now);
+        for (since, &touched) in self.history.since_contact.iter_mut().zip(&now) {
+            *since = if touched { 0 } else { since.saturating_add(1) };
+        }
+        self.history.touched_now = now;
     }
 }

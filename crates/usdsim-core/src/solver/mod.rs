@@ -144,10 +144,10 @@ struct History {
     base: Vec<DVec3>,
     /// Per body: its group, the bodies attachments join (they switch scheme together).
     group: Vec<usize>,
-    /// Per group: a contact touched it in the last substep, so it takes implicit Euler
-    /// in this one too (its velocities jumped; BDF2 would extrapolate the jump).
-    touched: Vec<bool>,
-    /// Scratch for the groups this substep's contacts touch (swapped with `touched`).
+    /// Per group: substeps since a contact last touched it (`u32::MAX`: none yet). It
+    /// takes implicit Euler while that is under a frame's substeps (`history.rs`).
+    since_contact: Vec<u32>,
+    /// Scratch for the groups this substep's contacts touch.
     touched_now: Vec<bool>,
     /// Per body: takes implicit Euler in this substep.
     euler: Vec<bool>,

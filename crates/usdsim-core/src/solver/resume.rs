@@ -27,9 +27,9 @@ pub struct BodyState {
     pub previous_positions: Vec<glam::DVec3>,
     /// Velocities at the start of the last substep; empty with `previous_positions`.
     pub previous_velocities: Vec<Vec3>,
-    /// A contact touched it (or a body attached to it) in the last substep, so it takes
-    /// implicit Euler in the next (`model/time_scheme.rs`).
-    pub touched: bool,
+    /// Substeps since a contact last touched it (or a body attached to it), `u32::MAX`
+    /// for never: under a frame's substeps it takes implicit Euler (`solver/history.rs`).
+    pub since_contact: u32,
     /// Whether it still sleeps (`startsAsleep` and not woken yet).
     pub asleep: bool,
     /// How many times its topology changed (tearing); 0 leaves the rest empty.
@@ -116,7 +116,7 @@ impl Solver {
                     velocities: self.v[range.clone()].to_vec(),
                     previous_positions: if started { self.x_prev[range.clone()].to_vec() } else { Vec::new() },
                     previous_velocities: if started { h.v[range.clone()].to_vec() } else { Vec::new() },
-                    touched: h.touched(b),
+                    since_contact: h.since_contact(b),
                     asleep: self.sleeping[b].is_some(),
                     topology_version: version,
                     elements: if torn { tear::elements(&self.input.bodies[b]) } else { Vec::new() },

@@ -78,7 +78,8 @@ impl Solver {
         let h = dt * BDF2_STEP_RATIO;
         for (b, (range, &g)) in self.bodies.iter().zip(&self.body_gravity).enumerate() {
             let r = range.clone();
-            let euler = !bdf || self.force_integrated[b] || self.history.touched(b) || self.rest_state_moves(b);
+            let held = self.history.since_contact(b) < self.settings.substeps;
+            let euler = !bdf || self.force_integrated[b] || held || self.rest_state_moves(b);
             self.history.euler[b] = euler;
             if self.force_integrated[b] {
                 continue;

@@ -45,7 +45,10 @@ pub(super) fn author_resume_state(
             set(edit, &prim, state::PREVIOUS_POINTS, "double3[]", sdf::Value::Vec3dVec(points))?;
             set(edit, &prim, state::PREVIOUS_VELOCITIES, "float3[]", vec3fs(&body.previous_velocities))?;
         }
-        set(edit, &prim, state::TOUCHED, "bool", sdf::Value::Bool(body.touched))?;
+        if body.since_contact != u32::MAX {
+            let since = body.since_contact.min(i32::MAX as u32) as i32;
+            set(edit, &prim, state::SUBSTEPS_SINCE_CONTACT, "int", sdf::Value::Int(since))?;
+        }
         set(edit, &prim, state::ASLEEP, "bool", sdf::Value::Bool(body.asleep))?;
         set(edit, &prim, state::TOPOLOGY_VERSION, "int", sdf::Value::Int(body.topology_version as i32))?;
         if body.topology_version > 0 {

@@ -55,8 +55,11 @@ pub(crate) mod state {
     pub(crate) const PREVIOUS_POINTS: &str = "usdsim:state:previousPoints";
     /// `float3[]`: velocities at the start of the last substep.
     pub(crate) const PREVIOUS_VELOCITIES: &str = "usdsim:state:previousVelocities";
-    /// `bool`: a contact touched the body in the last substep (it takes implicit Euler
-    /// in the next).
+    /// `int`: substeps since a contact last touched the body (it takes implicit Euler
+    /// while under a frame's substeps); absent for never.
+    pub(crate) const SUBSTEPS_SINCE_CONTACT: &str = "usdsim:state:substepsSinceContact";
+    /// `bool`, read only: what layers written before `SUBSTEPS_SINCE_CONTACT` saved, a
+    /// contact in the last substep.
     pub(crate) const TOUCHED: &str = "usdsim:state:touched";
     /// `bool`: the body still sleeps.
     pub(crate) const ASLEEP: &str = "usdsim:state:asleep";
