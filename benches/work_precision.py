@@ -13,7 +13,7 @@ time; run it on an otherwise idle machine and say so next to any figure.
 
 usage: python3 benches/work_precision.py [--scenes cloth_32,cloth_64,jelly_8]
            [--frames 40] [--threads 2] [--substeps 5,10,20] [--iterations 2,4,10]
-           [--json target/work-precision.json] [--plot docs/img/work-precision.png]
+           [--rounds 3] [--json target/work-precision.json] [--plot docs/img/work-precision.png]
 """
 import argparse
 import hashlib
@@ -36,6 +36,7 @@ ap.add_argument("--frames", type=int, default=40)
 ap.add_argument("--threads", type=int, default=2)
 ap.add_argument("--substeps", default="5,10,20")
 ap.add_argument("--iterations", default="2,4,10")
+ap.add_argument("--rounds", type=int, default=1, help="runs per point; the fastest counts (the machine is noisy)")
 ap.add_argument("--extra", default="", help="more usdsim flags for every sweep point, e.g. --self-contact")
 ap.add_argument("--cache", default=os.path.join(ROOT, "target/compare-cache"))
 ap.add_argument("--json", default=os.path.join(ROOT, "target/work-precision.json"))
@@ -48,7 +49,13 @@ def tag(path):
     return hashlib.sha1(open(path, "rb").read()).hexdigest()[:12]
 
 
-def usdsim(scene, out, flags):
+def usdsim(scene, out, flags, rounds=1):
+    """The fastest of `rounds` runs: ms/frame and the substeps used."""
+    runs = [usdsim_once(scene, out, flags) for _ in range(rounds)]
+    return min(r[0] for r in runs), runs[0][1]
+
+
+def usdsim_once(scene, out, flags):
     cmd = [a.usdsim, scene, "--frames", str(a.frames), "--threads", str(a.threads), "-o", out, "--json"] + flags
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
@@ -57,7 +64,12 @@ def usdsim(scene, out, flags):
     return j["ms_per_frame"], j.get("substeps")
 
 
-def peer(scene, dump, flags):
+def peer(scene, dump, flags, rounds=1):
+    """The fastest of `rounds` runs' ms/frame."""
+    return min(peer_once(scene, dump, flags) for _ in range(rounds))
+
+
+def peer_once(scene, dump, flags):
     cmd = [a.peer, scene, "--frames", str(a.frames), "--threads", str(a.threads), "--dump", dump] + flags
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
@@ -79,7 +91,7 @@ def rms(x, y):
 
 utag = tag(a.usdsim)
 results = {"frames": a.frames, "threads": a.threads, "extra": a.extra, "scenes": {}}
-print(f"frames={a.frames} threads={a.threads} extra='{a.extra}'")
+print(f"frames={a.frames} threads={a.threads} rounds={a.rounds} extra='{a.extra}'")
 print("| scene | solver | substeps x iterations | ms/frame | self-error (mm) |")
 print("|---|---|---|---|---|")
 for name in a.scenes.split(","):
@@ -97,15 +109,15 @@ for name in a.scenes.split(","):
     out = os.path.join(a.cache, f"wp_{name}.usdc")
     for s in [int(x) for x in a.substeps.split(",")]:
         for i in [int(x) for x in a.iterations.split(",")]:
-            ms, used = usdsim(scene, out, ["--substeps", str(s), "--iterations", str(i)] + a.extra.split())
+            ms, used = usdsim(scene, out, ["--substeps", str(s), "--iterations", str(i)] + a.extra.split(), a.rounds)
             err = rms(points(out, prim), ref_u)
             rows.append({"substeps": s, "substeps_used": used, "iterations": i, "ms": ms, "error_mm": err * 1000})
             print(f"| {name} | usdsim | {s} x {i} | {ms:.1f} | {err * 1000:.2f} |", flush=True)
-    ms_default, _ = usdsim(scene, out, a.extra.split())
+    ms_default, _ = usdsim(scene, out, a.extra.split(), a.rounds)
     err_default = rms(points(out, prim), ref_u)
     print(f"| {name} | usdsim default | | {ms_default:.1f} | {err_default * 1000:.2f} |", flush=True)
     dump = os.path.join(a.cache, f"wp_peer_{name}.txt")
-    pms = peer(scene, dump, [])
+    pms = peer(scene, dump, [], a.rounds)
     perr = rms(points(dump, prim), ref_p)
     print(f"| {name} | rapier default | 10 x 4 | {pms:.1f} | {perr * 1000:.2f} |", flush=True)
     results["scenes"][name] = {
