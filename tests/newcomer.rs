@@ -318,10 +318,10 @@ fn messages_use_one_form_and_plurals() {
 
 #[test]
 fn default_substeps_follow_the_body_kinds() {
-    // Cloth asks for 24 substeps of 2 iterations, volumes for 10 of 3 (src/run.rs), and
+    // Cloth asks for 24 substeps of 2 iterations, volumes for 10 of 1 (src/run.rs), and
     // inspect reports what a run will use.
     let dir = temp_dir();
-    for (scene, substeps, iterations) in [("cloth_on_sphere.usda", 24, 2), ("free_fall_z_up_meters.usda", 10, 3)] {
+    for (scene, substeps, iterations) in [("cloth_on_sphere.usda", 24, 2), ("free_fall_z_up_meters.usda", 10, 1)] {
         let input = copy_scene(scene, dir.path());
         let ran = json_of(&run(&[input.as_os_str(), os("-f"), os("1"), os("--json")]));
         assert_eq!(ran["substeps"], substeps, "{scene}: {ran}");

@@ -164,7 +164,7 @@ fn hanging_bar_keeps_pins_exact_and_stretches_by_rho_g_l2_over_2e() {
     let stretch = window.iter().map(|(_, pts)| rest_z - bottom_z(pts)).sum::<f64>() / window.len() as f64;
     // 10 %: the bar is one tet-cell across (six Kuhn tets, stiffer than the continuum
     // in bending and shear), its clamped top face cannot contract sideways (stiffer by
-    // O(ν²) near the top), XPBD with 10 × 10 substeps × iterations is not fully
+    // O(ν²) near the top), XPBD at 10 substeps × 1 iteration is not fully
     // converged (softer), and the window is not a whole number of periods. Together
     // these measure about 2-3 % here; a wrong unit, mass or modulus is off by far more.
     assert!(
