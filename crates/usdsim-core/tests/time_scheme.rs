@@ -108,3 +108,33 @@ fn the_motion_does_not_depend_on_the_distance_from_the_origin() {
     let diff = rms(&near, &back);
     assert!(diff < 1e-6, "1 km from the origin the cloth ended {diff} m from its twin");
 }
+
+/// A contact holds its body on implicit Euler until a frame's substeps pass without one
+/// (`solver/history.rs`). The swinging cloth touches nothing, so its state is restored
+/// with the substeps since a contact set by hand: the frame after differs from an
+/// untouched body's exactly while the count is under the frame's substeps.
+#[test]
+fn a_contact_holds_implicit_euler_for_a_frame_of_substeps() {
+    let substeps = 8;
+    let settings = Settings { iterations: 2, ..settings(TimeScheme::Bdf2, substeps) };
+    let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings.clone()).unwrap();
+    for _ in 0..3 {
+        solver.step_frame();
+    }
+    let state = solver.resume_state();
+    let after = |since_contact: u32| {
+        let mut state = state.clone();
+        state.bodies[0].since_contact = since_contact;
+        let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings.clone()).unwrap();
+        solver.restore(&state).unwrap();
+        solver.settle_targets();
+        solver.step_frame();
+        solver.positions_f64(BodyId(0)).to_vec()
+    };
+    let untouched = after(u32::MAX);
+    assert_eq!(after(substeps), untouched, "a frame after its contact the body is back on BDF2");
+    // The hold's last substep: one substep of implicit Euler, then BDF2.
+    let last_held = after(substeps - 1);
+    assert!(rms(&last_held, &untouched) > 1e-9, "the hold ended before a frame's substeps");
+    assert!(rms(&after(0), &last_held) > 1e-9, "a fresh contact holds the whole frame");
+}
