@@ -263,7 +263,9 @@ impl<'a> Baker<'a> {
     pub fn step(&mut self) -> Result<Option<NonFinite>, BakeError> {
         assert!(self.done < self.frames, "the bake already holds all {} frames", self.frames);
         // With `--chunk 1` the window of the frame a bake starts at (0, or the resumed
-        // one) is complete before any step, and nothing closed it yet.
+        // one) is complete before any step. It is closed here rather than when the
+        // baker is made, because the caller records the fingerprint and overrides in
+        // between, and the clip written must hold them.
         self.close_window(self.done)?;
         let frame = self.done + 1;
         self.imported.advance(&mut self.solver, frame)?;

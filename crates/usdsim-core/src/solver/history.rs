@@ -11,14 +11,14 @@
 //! bodies always take implicit Euler.
 //!
 //! A contact takes its bodies to implicit Euler for the substep it acts in and until a
-//! whole frame's substeps pass without one: BDF2's velocity `(x_{n+1} − (4x_n − x_{n−1})/3)/h`
-//! remembers the step before, so a vertex stopped by the ground would leave with half its
-//! impact speed, and the jump a contact makes would be extrapolated into the next step.
-//! Held for one substep only, a cloth whose folds touch on and off switched scheme every
-//! few substeps; each switch kinked its vertices' paths, so self contact's candidate
-//! lists were rebuilt almost every substep (cloth_64 with `--self-contact`: 382 builds
-//! in 48 frames, 47 ms a frame; held a frame, 21 ms; docs/performance.md). The switch is per group of
-//! bodies that attachments join, never per vertex: a force between a vertex stepped one
+//! whole frame's substeps pass without one: BDF2's velocity
+//! `(x_{n+1} − (4x_n − x_{n−1})/3)/h` remembers the step before, so a vertex stopped by
+//! the ground would leave with half its impact speed, and the jump a contact makes would
+//! be extrapolated into the next step. Held for one substep only, a cloth whose folds
+//! touch on and off switched scheme every few substeps; each switch kinked its vertices'
+//! paths, so self contact's candidate lists were rebuilt almost every substep (cloth_64
+//! with `--self-contact`: 382 builds in 48 frames, 47 ms a frame; held a frame, 21 ms;
+//! docs/performance.md). The switch is per group of bodies that attachments join, never per vertex: a force between a vertex stepped one
 //! way and a vertex stepped the other changes their momenta by `f·dt` and `f·h`, which
 //! fed a resting jelly cube energy until it never settled.
 
@@ -124,8 +124,8 @@ impl Solver {
     }
 
     /// Marks the groups this substep's contacts touch: they take implicit Euler in this
-    /// substep and until a frame's substeps pass without a contact (see the module docs). In a BDF2 substep the bodies of a
-    /// newly touched group are predicted again with implicit Euler, and the solve's
+    /// substep and until a frame's substeps pass without a contact (see the module
+    /// docs). In a BDF2 substep the bodies of a newly touched group are predicted again with implicit Euler, and the solve's
     /// inverse masses are made.
     pub(super) fn euler_where_touched(&mut self, dt: f32, bdf: bool) {
         if self.settings.time_scheme != TimeScheme::Bdf2 {
