@@ -117,7 +117,7 @@ fn the_motion_does_not_depend_on_the_distance_from_the_origin() {
 fn a_contact_holds_implicit_euler_for_a_frame_of_substeps() {
     let substeps = 8;
     let settings = Settings { iterations: 2, ..settings(TimeScheme::Bdf2, substeps) };
-    let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings.clone()).unwrap();
+    let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings).unwrap();
     for _ in 0..3 {
         solver.step_frame();
     }
@@ -125,7 +125,7 @@ fn a_contact_holds_implicit_euler_for_a_frame_of_substeps() {
     let after = |since_contact: u32| {
         let mut state = state.clone();
         state.bodies[0].since_contact = since_contact;
-        let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings.clone()).unwrap();
+        let mut solver = Solver::new(swinging_cloth(Vec3::ZERO), settings).unwrap();
         solver.restore(&state).unwrap();
         solver.settle_targets();
         solver.step_frame();
