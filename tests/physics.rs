@@ -166,7 +166,8 @@ fn hanging_bar_keeps_pins_exact_and_stretches_by_rho_g_l2_over_2e() {
     // in bending and shear), its clamped top face cannot contract sideways (stiffer by
     // O(ν²) near the top), XPBD at 10 substeps × 1 iteration is not fully
     // converged (softer), and the window is not a whole number of periods. Together
-    // these measure about 0.2 % here (2.7 % at three iterations); a wrong unit, mass or modulus is off by far more.
+    // these measure about 0.2 % here (2.7 % at three iterations); a wrong unit, mass or
+    // modulus is off by far more.
     assert!(
         (stretch - expected).abs() <= 0.10 * expected,
         "bar stretched {stretch:.4} m on average, ρgL²/(2E) = {expected:.4} m"

@@ -18,9 +18,10 @@
 //! touch on and off switched scheme every few substeps; each switch kinked its vertices'
 //! paths, so self contact's candidate lists were rebuilt almost every substep (cloth_64
 //! with `--self-contact`: 382 builds in 48 frames, 47 ms a frame; held a frame, 21 ms;
-//! docs/performance.md). The switch is per group of bodies that attachments join, never per vertex: a force between a vertex stepped one
-//! way and a vertex stepped the other changes their momenta by `f·dt` and `f·h`, which
-//! fed a resting jelly cube energy until it never settled.
+//! docs/performance.md). The switch is per group of bodies that attachments join, never
+//! per vertex: a force between a vertex stepped one way and a vertex stepped the other
+//! changes their momenta by `f·dt` and `f·h`, which fed a resting jelly cube energy
+//! until it never settled.
 
 use super::*;
 use crate::constraint::attachment::Side;
@@ -125,8 +126,8 @@ impl Solver {
 
     /// Marks the groups this substep's contacts touch: they take implicit Euler in this
     /// substep and until a frame's substeps pass without a contact (see the module
-    /// docs). In a BDF2 substep the bodies of a newly touched group are predicted again with implicit Euler, and the solve's
-    /// inverse masses are made.
+    /// docs). In a BDF2 substep the bodies of a newly touched group are predicted again
+    /// with implicit Euler, and the solve's inverse masses are made.
     pub(super) fn euler_where_touched(&mut self, dt: f32, bdf: bool) {
         if self.settings.time_scheme != TimeScheme::Bdf2 {
             return;
