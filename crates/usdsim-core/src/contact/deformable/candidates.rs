@@ -45,12 +45,15 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 /// Substeps one list may serve. A longer window grows the bound, and with it the list
-/// and the boxes the build searches.
-pub(super) const WINDOW: u32 = 8;
+/// and the boxes the build searches; it also grows the motion the cone test must beat
+/// (`cone_tree`), so fewer smooth regions are skipped. 4 (with a skin of half a margin)
+/// took the fewest instructions on the 64² bench cloth, of windows 2-8 and skins of
+/// 0.25-1 margin (docs/performance.md, eleventh step).
+pub(super) const WINDOW: u32 = 4;
 
 /// The skin `s`, in contact margins: how far a vertex may stray from its predicted path
-/// before the list is rebuilt.
-const SKIN_MARGINS: f32 = 1.0;
+/// before the list is rebuilt. Three skins are part of what the cone test must beat.
+const SKIN_MARGINS: f32 = 0.5;
 
 /// One vertex's predicted motion from the build: constant acceleration.
 #[derive(Clone, Copy, Debug, Default)]
