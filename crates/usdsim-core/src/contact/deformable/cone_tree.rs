@@ -35,16 +35,22 @@
 //! widened by what the paths can curve between them and by the skin.
 
 use super::Surfaces;
+use crate::constraint::lanes::{Vec3x8, LANES};
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use glam::Vec3;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
+use wide::f32x8;
 
 /// No child, owner or feature.
 pub(super) const NONE: u32 = u32::MAX;
 
 /// Two nodes whose leaf counts multiply to at most this are searched leaf by leaf.
 const BRUTE_PAIRS: u32 = 4;
+
+/// Triangles whose leaf bounds one task of a refit computes (a multiple of the lanes).
+const LEAF_CHUNK: usize = 256;
 
 /// Below this many leaves a subtree is searched on one thread.
 const SPLIT_LEAVES: u32 = 512;
@@ -170,6 +176,18 @@ pub(super) struct Sampled {
     pub(super) stray: f32,
 }
 
+/// Floats in [`Sampled::flat`].
+const FLAT: usize = 19;
+
+impl Sampled {
+    /// The samples, step, acceleration (x, y, z each) and stray in one row, for lanes.
+    fn flat(&self) -> [f32; FLAT] {
+        let [a, b, c, d] = self.samples;
+        let (s, q) = (self.step, self.acceleration);
+        [a.x, a.y, a.z, b.x, b.y, b.z, c.x, c.y, c.z, d.x, d.y, d.z, s.x, s.y, s.z, q.x, q.y, q.z, self.stray]
+    }
+}
+
 /// Pairs found by one search.
 #[derive(Default)]
 pub(super) struct Found {
@@ -201,6 +219,8 @@ pub(super) struct ConeTree {
     owned_edges: Vec<[u32; 3]>,
     /// Per node, refitted at every list build.
     bounds: Vec<Bound>,
+    /// Scratch: per triangle, its leaf's bound at the last refit.
+    leaves: Vec<Bound>,
     /// Pairs of disjoint nodes of comparable size (within a factor of two, as the
     /// search pairs them) that share an edge: `adjacent[adjacent_start[a]..
     /// adjacent_start[a + 1]]` lists the higher nodes paired with node `a`.
@@ -543,12 +563,19 @@ impl ConeTree {
     /// the thickness plus margin plus three skins (what the cone test must beat).
     pub(super) fn refit(&mut self, s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32]) {
         let mut bounds = std::mem::take(&mut self.bounds);
-        let leaf = |t: usize| leaf_bound(s, vertex, boxes, keep, t);
+        let mut leaves = std::mem::take(&mut self.leaves);
+        leaves.resize(s.triangles.len(), Bound::default());
+        leaves
+            .par_chunks_mut(LEAF_CHUNK)
+            .enumerate()
+            .for_each(|(c, out)| leaf_bounds(s, vertex, boxes, keep, c * LEAF_CHUNK, out));
+        let leaf = |t: usize| leaves[t];
         for &(_, root) in &self.roots {
             let size = 2 * self.nodes[root as usize].count as usize - 1;
             self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaf);
         }
         self.bounds = bounds;
+        self.leaves = leaves;
     }
 
     /// Refits the subtree of node `n`, whose bounds are `bounds` (a subtree is a
@@ -649,57 +676,94 @@ impl ConeTree {
     }
 }
 
-/// A leaf's bound over the window: triangle `t`'s box, its normal cone at the samples
-/// widened by how far its corners may stray between them, its smallest altitude, its
-/// body's `keep`, and the relative motion of its corners.
-fn leaf_bound(s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32], t: usize) -> Bound {
-    let body = s.tri_body[t] as usize;
-    let tri = s.triangles[t].map(|i| &vertex[i as usize]);
-    let [b0, b1, b2] = s.triangles[t].map(|i| boxes[i as usize]);
-    let grow = Vec3::splat(s.radius[body]);
-    let mut bound = Bound {
-        lo: b0.0.min(b1.0).min(b2.0) - grow,
-        hi: b0.1.max(b1.1).max(b2.1) + grow,
-        motion: {
-            let last = (super::candidates::WINDOW - 1) as f32;
-            let mut m = 0.0f32;
-            for j in 0..3 {
-                let (p, q) = (tri[j], tri[(j + 1) % 3]);
-                m = m.max((p.step - q.step).length() + last * (p.acceleration - q.acceleration).length());
+/// The leaf bounds of triangles `first..first + out.len()` over the window, eight
+/// triangles a batch in lanes (the refit's largest part): each triangle's box, its
+/// normal cone at the samples widened by how far its corners may stray between them, its
+/// smallest altitude, its body's `keep`, and the relative motion of its corners. A
+/// triangle degenerate at a sample gets a cone holding every direction.
+fn leaf_bounds(
+    s: &Surfaces,
+    vertex: &[Sampled],
+    boxes: &[(Vec3, Vec3)],
+    keep: &[f32],
+    first: usize,
+    out: &mut [Bound],
+) {
+    let last = f32x8::splat((super::candidates::WINDOW - 1) as f32);
+    for (chunk, bounds) in out.chunks_mut(LANES).enumerate() {
+        let base = first + chunk * LANES;
+        // Lane `l` holds triangle `base + l` (the last batch repeats its last triangle);
+        // `g[j][f]` is field `f` of corner `j` (`Sampled::flat`) in every lane.
+        let mut g = [[[0.0f32; LANES]; FLAT]; 3];
+        for l in 0..LANES {
+            let tri = s.triangles[base + l.min(bounds.len() - 1)];
+            for (j, fields) in g.iter_mut().enumerate() {
+                for (f, x) in vertex[tri[j] as usize].flat().into_iter().enumerate() {
+                    fields[f][l] = x;
+                }
             }
-            m
-        },
-        ..Default::default()
-    };
-    let mut normals = [Vec3::ZERO; 4];
-    let mut h = f32::INFINITY;
-    for (k, normal) in normals.iter_mut().enumerate() {
-        let [a, b, c] = tri.map(|v| v.samples[k]);
-        *normal = (b - a).cross(c - a).normalize_or_zero();
-        h = h.min(altitude(a, b, c));
+        }
+        let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f].into(), y: g[j][f + 1].into(), z: g[j][f + 2].into() };
+        let corner = |j: usize, k: usize| vec(j, 3 * k);
+        let length = |v: Vec3x8| v.length_squared().sqrt();
+        let steps: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 12));
+        let accelerations: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 15));
+        let mut motion = f32x8::ZERO;
+        for j in 0..3 {
+            let k = (j + 1) % 3;
+            motion = motion.max(length(steps[j] - steps[k]) + last * length(accelerations[j] - accelerations[k]));
+        }
+        // Normals and altitudes at the four samples: twice the area is the cross
+        // product's length, the altitude that over the longest edge.
+        let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 4];
+        let mut h = f32x8::splat(f32::INFINITY);
+        let mut valid = f32x8::splat(0.0).simd_eq(f32x8::ZERO);
+        for (k, normal) in normals.iter_mut().enumerate() {
+            let [a, b, c] = std::array::from_fn(|j| corner(j, k));
+            let (ab, bc, ca) = (b - a, c - b, a - c);
+            let cross = ab.cross(c - a);
+            let area2 = length(cross);
+            let rcp = f32x8::ONE / area2;
+            valid &= rcp.is_finite() & rcp.simd_gt(f32x8::ZERO);
+            *normal = cross * rcp;
+            let longest = ab.length_squared().max(bc.length_squared()).max(ca.length_squared()).sqrt();
+            h = h.min(longest.simd_gt(f32x8::ZERO).bitselect(area2 / longest, f32x8::ZERO));
+        }
+        let sum = normals[0] + normals[1] + normals[2] + normals[3];
+        let rcp = f32x8::ONE / length(sum);
+        valid &= rcp.is_finite() & rcp.simd_gt(f32x8::ZERO);
+        let axis = sum * rcp;
+        let cos = normals.iter().fold(f32x8::ONE, |m, n| m.min(n.dot(axis))).max(-f32x8::ONE).min(f32x8::ONE);
+        let sin = (f32x8::ONE - cos * cos).sqrt();
+        // Between samples a vertex strays from the chords by `stray`; moving one corner
+        // by `ε` turns the normal by at most `ε / h` (twice, for safety's sake, and a
+        // little for the normal's own curve between samples). Widening by `τ` through
+        // `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.
+        let stray = (0..3).fold(f32x8::ZERO, |m, j| m.max(g[j][18].into()));
+        let tolerance = (f32x8::splat(2.0) * stray / h.max(f32x8::splat(1e-12)) + f32x8::splat(0.05)).min(f32x8::ONE);
+        let ct = (f32x8::ONE - tolerance * tolerance).sqrt();
+        let (cos, sin) = (cos * ct - sin * tolerance, sin * ct + cos * tolerance);
+        let (valid, motion) = (valid.to_bitmask(), motion.as_array());
+        for (l, bound) in bounds.iter_mut().enumerate() {
+            let t = base + l;
+            let body = s.tri_body[t] as usize;
+            let [b0, b1, b2] = s.triangles[t].map(|i| boxes[i as usize]);
+            let grow = Vec3::splat(s.radius[body]);
+            *bound = Bound {
+                lo: b0.0.min(b1.0).min(b2.0) - grow,
+                hi: b0.1.max(b1.1).max(b2.1) + grow,
+                motion: motion[l],
+                ..Default::default()
+            };
+            if valid & (1 << l) != 0 {
+                bound.axis = axis.lane(l);
+                bound.cos = cos.as_array()[l];
+                bound.sin = sin.as_array()[l];
+                bound.altitude = h.as_array()[l];
+                bound.keep = keep[body];
+            }
+        }
     }
-    if normals.contains(&Vec3::ZERO) {
-        return bound;
-    }
-    let axis = normals.iter().sum::<Vec3>().normalize_or_zero();
-    if axis == Vec3::ZERO {
-        return bound;
-    }
-    let cos = normals.iter().map(|m| m.dot(axis)).fold(1.0f32, f32::min).clamp(-1.0, 1.0);
-    let sin = (1.0 - cos * cos).sqrt();
-    // Between samples a vertex strays from the chords by `stray`; moving one
-    // corner by `ε` turns the normal by at most `ε / h` (twice, for safety's
-    // sake, and a little for the normal's own curve between samples).
-    let stray = tri.iter().map(|v| v.stray).fold(0.0f32, f32::max);
-    // (Widening by `τ` through `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.)
-    let tolerance = (2.0 * stray / h.max(1e-12) + 0.05).min(1.0);
-    let (ct, st) = ((1.0 - tolerance * tolerance).sqrt(), tolerance);
-    bound.axis = axis;
-    bound.cos = cos * ct - sin * st;
-    bound.sin = sin * ct + cos * st;
-    bound.altitude = h;
-    bound.keep = keep[body];
-    bound
 }
 
 /// Two leaves whose boxes overlap: their triangles and the features each owns.
@@ -719,8 +783,106 @@ mod tests {
     use super::super::candidates::tests::{cloth_sheet, same};
     use super::super::{SelfContact, Surfaces};
     use super::merge_cones;
+    use super::{leaf_bounds, Bound, Sampled};
     use crate::scene::Scene;
     use glam::Vec3;
+
+    /// One leaf's bound, computed alone (the reference for [`super::leaf_bounds`]): triangle `t`'s box, its normal cone at the samples
+    /// widened by how far its corners may stray between them, its smallest altitude, its
+    /// body's `keep`, and the relative motion of its corners.
+    fn leaf_bound_alone(s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32], t: usize) -> Bound {
+        let body = s.tri_body[t] as usize;
+        let tri = s.triangles[t].map(|i| &vertex[i as usize]);
+        let [b0, b1, b2] = s.triangles[t].map(|i| boxes[i as usize]);
+        let grow = Vec3::splat(s.radius[body]);
+        let mut bound = Bound {
+            lo: b0.0.min(b1.0).min(b2.0) - grow,
+            hi: b0.1.max(b1.1).max(b2.1) + grow,
+            motion: {
+                let last = (super::super::candidates::WINDOW - 1) as f32;
+                let mut m = 0.0f32;
+                for j in 0..3 {
+                    let (p, q) = (tri[j], tri[(j + 1) % 3]);
+                    m = m.max((p.step - q.step).length() + last * (p.acceleration - q.acceleration).length());
+                }
+                m
+            },
+            ..Default::default()
+        };
+        let mut normals = [Vec3::ZERO; 4];
+        let mut h = f32::INFINITY;
+        for (k, normal) in normals.iter_mut().enumerate() {
+            let [a, b, c] = tri.map(|v| v.samples[k]);
+            *normal = (b - a).cross(c - a).normalize_or_zero();
+            h = h.min(super::altitude(a, b, c));
+        }
+        if normals.contains(&Vec3::ZERO) {
+            return bound;
+        }
+        let axis = normals.iter().sum::<Vec3>().normalize_or_zero();
+        if axis == Vec3::ZERO {
+            return bound;
+        }
+        let cos = normals.iter().map(|m| m.dot(axis)).fold(1.0f32, f32::min).clamp(-1.0, 1.0);
+        let sin = (1.0 - cos * cos).sqrt();
+        // Between samples a vertex strays from the chords by `stray`; moving one
+        // corner by `ε` turns the normal by at most `ε / h` (twice, for safety's
+        // sake, and a little for the normal's own curve between samples).
+        let stray = tri.iter().map(|v| v.stray).fold(0.0f32, f32::max);
+        // (Widening by `τ` through `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.)
+        let tolerance = (2.0 * stray / h.max(1e-12) + 0.05).min(1.0);
+        let (ct, st) = ((1.0 - tolerance * tolerance).sqrt(), tolerance);
+        bound.axis = axis;
+        bound.cos = cos * ct - sin * st;
+        bound.sin = sin * ct + cos * st;
+        bound.altitude = h;
+        bound.keep = keep[body];
+        bound
+    }
+
+    /// The batched leaf bounds are the one-at-a-time ones: the same boxes, motions and
+    /// altitudes, cones within rounding, and the same degenerate cases.
+    #[test]
+    fn batched_leaf_bounds_are_the_single_ones() {
+        let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 12);
+        let scene = Scene { bodies: vec![body], ..Default::default() };
+        let ranges = [std::ops::Range { start: 0, end: 144 }];
+        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let (s, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let rest = &scene.bodies[0].positions;
+        let mut vertex: Vec<Sampled> = rest
+            .iter()
+            .map(|&p| {
+                let mut jiggle = || Vec3::new(next(), next(), next()) * 0.004;
+                Sampled {
+                    samples: [p + jiggle(), p + jiggle(), p + jiggle(), p + jiggle()],
+                    step: jiggle(),
+                    acceleration: jiggle() * 0.1,
+                    stray: next().abs() * 0.001,
+                }
+            })
+            .collect();
+        // A vertex collapsed onto its neighbour at one sample: its triangles are degenerate.
+        vertex[40].samples[2] = vertex[41].samples[2];
+        let boxes: Vec<(Vec3, Vec3)> = rest.iter().map(|&p| (p - Vec3::splat(next().abs()), p + 0.01)).collect();
+        let keep = [0.008];
+        let mut batched = vec![Bound::default(); s.triangles.len()];
+        leaf_bounds(&s, &vertex, &boxes, &keep, 0, &mut batched);
+        let mut wide = 0;
+        for (t, b) in batched.iter().enumerate() {
+            let a = leaf_bound_alone(&s, &vertex, &boxes, &keep, t);
+            assert_eq!((a.lo, a.hi, a.motion, a.keep), (b.lo, b.hi, b.motion, b.keep), "triangle {t}");
+            assert!((a.altitude - b.altitude).abs() <= 1e-6 * a.altitude, "triangle {t}: {a:?} {b:?}");
+            assert!(a.axis.distance(b.axis) < 1e-5 && (a.cos - b.cos).abs() < 1e-5 && (a.sin - b.sin).abs() < 1e-5);
+            wide += usize::from(b.cos == 0.0 && b.altitude == 0.0);
+        }
+        assert!((1..12).contains(&wide), "{wide} degenerate leaves");
+    }
 
     /// A unit direction at angle `angle` from `axis`, turned by `turn` around it.
     fn on_cone(axis: Vec3, angle: f32, turn: f32) -> Vec3 {
