@@ -63,6 +63,18 @@ impl Vec3x8 {
         self.dot(self)
     }
 
+    /// Lane-wise, component-wise minimum.
+    #[inline(always)]
+    pub fn min(self, o: Self) -> Self {
+        Self { x: self.x.min(o.x), y: self.y.min(o.y), z: self.z.min(o.z) }
+    }
+
+    /// Lane-wise, component-wise maximum.
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        Self { x: self.x.max(o.x), y: self.y.max(o.y), z: self.z.max(o.z) }
+    }
+
     /// Lane-wise cross product.
     #[inline(always)]
     pub fn cross(self, o: Self) -> Self {
@@ -117,6 +129,7 @@ mod tests {
             assert_eq!(dot.as_array()[k], a[k].dot(b[k]));
             assert_eq!(cross.lane(k), a[k].cross(b[k]));
             assert_eq!((va - vb).lane(k), a[k] - b[k]);
+            assert_eq!((va.min(vb).lane(k), va.max(vb).lane(k)), (a[k].min(b[k]), a[k].max(b[k])));
         }
     }
 }

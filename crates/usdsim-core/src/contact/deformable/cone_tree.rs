@@ -21,8 +21,8 @@
 //! lies outside `v`'s star, whose projection reaches `v`'s opposite edges no closer than
 //! `h·cos θ`. Two edges of `R` sharing no vertex are as far (their closest points include
 //! an end, which is outside the other edge's triangles). So when `h·cos θ` exceeds what a
-//! substep keeps (the thickness, margin, the region's relative substep motion and the
-//! skin), no pair inside `R` can become a contact in the window, and the search skips `R`
+//! substep keeps (the thickness, margin, the skin, and the relative substep motion of a
+//! pair, which the spread of the region's steps and accelerations bounds), no pair inside `R` can become a contact in the window, and the search skips `R`
 //! against itself; pairs between `R` and the rest are still searched.
 //!
 //! The argument needs the projection not to fold over itself across a gap in `R`, which a
@@ -86,9 +86,10 @@ struct Bound {
     /// The distance beyond which no substep of the window keeps a pair (the thickness,
     /// margin and three skins; the largest of the node's triangles').
     keep: f32,
-    /// The largest relative substep motion of two vertices of one triangle of the node
-    /// (`|Δδ| + N·|Δa|`, module documentation).
-    motion: f32,
+    /// Boxes (low, high) of the inertial steps `δ` and of the accelerations `a` of the
+    /// node's vertices: their diagonals bound `|Δδ|` and `|Δa|` for any two of them.
+    steps: (Vec3, Vec3),
+    accelerations: (Vec3, Vec3),
 }
 
 impl Default for Bound {
@@ -101,7 +102,8 @@ impl Default for Bound {
             sin: 1.0,
             altitude: 0.0,
             keep: 0.0,
-            motion: 0.0,
+            steps: (Vec3::ZERO, Vec3::ZERO),
+            accelerations: (Vec3::ZERO, Vec3::ZERO),
         }
     }
 }
@@ -145,16 +147,20 @@ fn merge(a: &Bound, b: &Bound) -> Bound {
         sin,
         altitude: a.altitude.min(b.altitude),
         keep: a.keep.max(b.keep),
-        motion: a.motion.max(b.motion),
+        steps: (a.steps.0.min(b.steps.0), a.steps.1.max(b.steps.1)),
+        accelerations: (a.accelerations.0.min(b.accelerations.0), a.accelerations.1.max(b.accelerations.1)),
     }
 }
 
 /// Whether a region with bound `b` can hold no pair a substep keeps (module
 /// documentation): its smallest altitude seen along the cone's axis, a lower bound on the
-/// distance of its pairs, beats what a substep keeps plus three times the relative
-/// motion of its near vertices.
+/// distance of its pairs, beats what a substep keeps plus the relative motion of a pair,
+/// bounded by the spread of the region's steps and accelerations (`|Δδ| + N·|Δa|` for
+/// any two of its vertices, module documentation of `candidates`).
 fn smooth(b: &Bound) -> bool {
-    b.cos > 0.0 && b.altitude * b.cos > b.keep + 3.0 * b.motion
+    let last = (super::candidates::WINDOW - 1) as f32;
+    let spread = (b.steps.1 - b.steps.0).length() + last * (b.accelerations.1 - b.accelerations.0).length();
+    b.cos > 0.0 && b.altitude * b.cos > b.keep + spread
 }
 
 fn overlap(a: &Bound, b: &Bound) -> bool {
@@ -679,7 +685,8 @@ impl ConeTree {
 /// The leaf bounds of triangles `first..first + out.len()` over the window, eight
 /// triangles a batch in lanes (the refit's largest part): each triangle's box, its
 /// normal cone at the samples widened by how far its corners may stray between them, its
-/// smallest altitude, its body's `keep`, and the relative motion of its corners. A
+/// smallest altitude, its body's `keep`, and the boxes of its corners' steps and
+/// accelerations. A
 /// triangle degenerate at a sample gets a cone holding every direction.
 fn leaf_bounds(
     s: &Surfaces,
@@ -689,7 +696,6 @@ fn leaf_bounds(
     first: usize,
     out: &mut [Bound],
 ) {
-    let last = f32x8::splat((super::candidates::WINDOW - 1) as f32);
     for (chunk, bounds) in out.chunks_mut(LANES).enumerate() {
         let base = first + chunk * LANES;
         // Lane `l` holds triangle `base + l` (the last batch repeats its last triangle);
@@ -708,11 +714,6 @@ fn leaf_bounds(
         let length = |v: Vec3x8| v.length_squared().sqrt();
         let steps: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 12));
         let accelerations: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 15));
-        let mut motion = f32x8::ZERO;
-        for j in 0..3 {
-            let k = (j + 1) % 3;
-            motion = motion.max(length(steps[j] - steps[k]) + last * length(accelerations[j] - accelerations[k]));
-        }
         // Normals and altitudes at the four samples: twice the area is the cross
         // product's length, the altitude that over the longest edge.
         let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 4];
@@ -743,7 +744,9 @@ fn leaf_bounds(
         let tolerance = (f32x8::splat(2.0) * stray / h.max(f32x8::splat(1e-12)) + f32x8::splat(0.05)).min(f32x8::ONE);
         let ct = (f32x8::ONE - tolerance * tolerance).sqrt();
         let (cos, sin) = (cos * ct - sin * tolerance, sin * ct + cos * tolerance);
-        let (valid, motion) = (valid.to_bitmask(), motion.as_array());
+        let valid = valid.to_bitmask();
+        let span = |v: &[Vec3x8; 3]| (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]));
+        let (steps, accelerations) = (span(&steps), span(&accelerations));
         for (l, bound) in bounds.iter_mut().enumerate() {
             let t = base + l;
             let body = s.tri_body[t] as usize;
@@ -752,7 +755,8 @@ fn leaf_bounds(
             *bound = Bound {
                 lo: b0.0.min(b1.0).min(b2.0) - grow,
                 hi: b0.1.max(b1.1).max(b2.1) + grow,
-                motion: motion[l],
+                steps: (steps.0.lane(l), steps.1.lane(l)),
+                accelerations: (accelerations.0.lane(l), accelerations.1.lane(l)),
                 ..Default::default()
             };
             if valid & (1 << l) != 0 {
@@ -789,7 +793,7 @@ mod tests {
 
     /// One leaf's bound, computed alone (the reference for [`super::leaf_bounds`]): triangle `t`'s box, its normal cone at the samples
     /// widened by how far its corners may stray between them, its smallest altitude, its
-    /// body's `keep`, and the relative motion of its corners.
+    /// body's `keep`, and the boxes of its corners' steps and accelerations.
     fn leaf_bound_alone(s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32], t: usize) -> Bound {
         let body = s.tri_body[t] as usize;
         let tri = s.triangles[t].map(|i| &vertex[i as usize]);
@@ -798,15 +802,11 @@ mod tests {
         let mut bound = Bound {
             lo: b0.0.min(b1.0).min(b2.0) - grow,
             hi: b0.1.max(b1.1).max(b2.1) + grow,
-            motion: {
-                let last = (super::super::candidates::WINDOW - 1) as f32;
-                let mut m = 0.0f32;
-                for j in 0..3 {
-                    let (p, q) = (tri[j], tri[(j + 1) % 3]);
-                    m = m.max((p.step - q.step).length() + last * (p.acceleration - q.acceleration).length());
-                }
-                m
-            },
+            steps: (tri[0].step.min(tri[1].step).min(tri[2].step), tri[0].step.max(tri[1].step).max(tri[2].step)),
+            accelerations: (
+                tri[0].acceleration.min(tri[1].acceleration).min(tri[2].acceleration),
+                tri[0].acceleration.max(tri[1].acceleration).max(tri[2].acceleration),
+            ),
             ..Default::default()
         };
         let mut normals = [Vec3::ZERO; 4];
@@ -840,7 +840,7 @@ mod tests {
         bound
     }
 
-    /// The batched leaf bounds are the one-at-a-time ones: the same boxes, motions and
+    /// The batched leaf bounds are the one-at-a-time ones: the same boxes, spreads and
     /// altitudes, cones within rounding, and the same degenerate cases.
     #[test]
     fn batched_leaf_bounds_are_the_single_ones() {
@@ -876,7 +876,8 @@ mod tests {
         let mut wide = 0;
         for (t, b) in batched.iter().enumerate() {
             let a = leaf_bound_alone(&s, &vertex, &boxes, &keep, t);
-            assert_eq!((a.lo, a.hi, a.motion, a.keep), (b.lo, b.hi, b.motion, b.keep), "triangle {t}");
+            assert_eq!((a.lo, a.hi, a.keep), (b.lo, b.hi, b.keep), "triangle {t}");
+            assert_eq!((a.steps, a.accelerations), (b.steps, b.accelerations), "triangle {t}");
             assert!((a.altitude - b.altitude).abs() <= 1e-6 * a.altitude, "triangle {t}: {a:?} {b:?}");
             assert!(a.axis.distance(b.axis) < 1e-5 && (a.cos - b.cos).abs() < 1e-5 && (a.sin - b.sin).abs() < 1e-5);
             wide += usize::from(b.cos == 0.0 && b.altitude == 0.0);
