@@ -952,8 +952,11 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn skipping_smooth_regions_loses_no_contact_of_a_folding_sheet() {
+    /// Moves a 20 × 20 sheet of 0.3 m through `pose` (its positions at substep `k`, from
+    /// the rest ones) with and without the cone test, asserts that every substep finds the
+    /// same contacts, and returns in how many substeps there were contacts and in how many
+    /// the cones made the lists shorter.
+    fn with_and_without_cones(substeps: usize, pose: impl Fn(&[Vec3], usize) -> Vec<Vec3>) -> (usize, usize) {
         let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20);
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: 400 }];
@@ -965,8 +968,8 @@ mod tests {
         let w = vec![1.0; rest.len()];
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let (mut touching, mut shorter) = (0, 0);
-        for k in 0..140 {
-            let (x_prev, x) = (folding(&rest, k), folding(&rest, k + 1));
+        for k in 0..substeps {
+            let (x_prev, x) = (pose(&rest, k), pose(&rest, k + 1));
             pruned.detect(&x, &x_prev, &w, &filter, &mut a);
             full.detect(&x, &x_prev, &w, &filter, &mut b);
             assert!(same(&a, &b), "substep {k}: {} contacts with smooth regions skipped, {} without", a.len(), b.len());
@@ -974,6 +977,12 @@ mod tests {
             let size = |s: &Surfaces| s.candidates.vertex_triangle.len() + s.candidates.edge_edge.len();
             shorter += usize::from(size(&pruned) < size(&full));
         }
+        (touching, shorter)
+    }
+
+    #[test]
+    fn skipping_smooth_regions_loses_no_contact_of_a_folding_sheet() {
+        let (touching, shorter) = with_and_without_cones(140, folding);
         assert!(touching > 20, "the layers touch in {touching} substeps only: the test shows nothing");
         assert!(shorter > 70, "the cones shortened the lists in {shorter} of 140 substeps only");
     }
@@ -998,25 +1007,8 @@ mod tests {
     #[test]
     fn a_sharp_crease_is_not_skipped() {
         for degrees in [150.0f32, 160.0, 170.0] {
-            let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20);
-            let scene = Scene { bodies: vec![body], ..Default::default() };
-            let ranges = [std::ops::Range { start: 0, end: 400 }];
-            let self_contact = SelfContact { surfaces: true, volumes: false };
-            let (mut pruned, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-            let (mut full, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-            full.tree.cones = false;
-            let rest = scene.bodies[0].positions.clone();
-            let w = vec![1.0; rest.len()];
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let mut touching = 0;
-            for k in 0..40 {
-                let angle = degrees.to_radians();
-                let (x_prev, x) = (creased(&rest, k, angle), creased(&rest, k + 1, angle));
-                pruned.detect(&x, &x_prev, &w, &filter, &mut a);
-                full.detect(&x, &x_prev, &w, &filter, &mut b);
-                assert!(same(&a, &b), "{degrees}°, substep {k}: {} contacts with cones, {} without", a.len(), b.len());
-                touching += usize::from(!b.is_empty());
-            }
+            let angle = degrees.to_radians();
+            let (touching, _) = with_and_without_cones(40, |rest, k| creased(rest, k, angle));
             // 150° keeps the sides 6.7 mm apart: no contact, and nothing to lose.
             assert_eq!(touching > 0, degrees > 155.0, "{degrees}°: contacts in {touching} substeps");
         }
