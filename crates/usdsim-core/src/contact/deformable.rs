@@ -18,7 +18,7 @@
 //!   displacements, used before, made every neighbour of a fast but smoothly moving cloth
 //!   a contact: 15–25 thousand contacts a substep on a swinging 64² cloth, all projected
 //!   on one thread.) The pairs tested are not searched for every substep: candidate
-//!   lists, built from each vertex's predicted path, serve up to eight substeps while
+//!   lists, built from each vertex's predicted path, serve up to four substeps while
 //!   every vertex stays near its path ([`candidates`]); they hold every pair the test
 //!   could keep, so the contacts are those of a search from scratch. The lists are
 //!   searched through a bounding-volume hierarchy with normal cones ([`cone_tree`]),

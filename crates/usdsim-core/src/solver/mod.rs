@@ -59,10 +59,10 @@ pub struct Settings {
     /// Deformable bodies collide with each other (`contact/deformable.rs`). On by
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
-    /// Surface bodies (cloth) collide with themselves. Off by default for now: the
-    /// per-substep search costs the swinging 64² bench cloth 175 ms a frame at the CLI's
-    /// 20 substeps on two cores (21 → 197 ms, measured; docs/performance.md), eight times
-    /// its elastic solve; the CLI's `--self-contact` turns it on.
+    /// Surface bodies (cloth) collide with themselves. Off by default for now: on the
+    /// swinging 64² bench cloth the search still adds about 1.2-1.3 times the rest of the
+    /// frame on two cores (docs/performance.md, eleventh step); the CLI's
+    /// `--self-contact` turns it on.
     pub self_contact: bool,
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
     /// folds onto itself, and the search would cost every volume body every substep.
