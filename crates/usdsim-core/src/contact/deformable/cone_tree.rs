@@ -22,8 +22,9 @@
 //! `h·cos θ`. Two edges of `R` sharing no vertex are as far (their closest points include
 //! an end, which is outside the other edge's triangles). So when `h·cos θ` exceeds what a
 //! substep keeps (the thickness, margin, the skin, and the relative substep motion of a
-//! pair, which the spread of the region's steps and accelerations bounds), no pair inside `R` can become a contact in the window, and the search skips `R`
-//! against itself; pairs between `R` and the rest are still searched.
+//! pair, which the spread of the region's steps and accelerations bounds), no pair inside
+//! `R` can become a contact in the window, and the search skips `R` against itself; pairs
+//! between `R` and the rest are still searched.
 //!
 //! The argument needs the projection not to fold over itself across a gap in `R`, which a
 //! connected, near-isometric cloth patch cannot do without tearing; and it fails at rest
@@ -686,8 +687,7 @@ impl ConeTree {
 /// triangles a batch in lanes (the refit's largest part): each triangle's box, its
 /// normal cone at the samples widened by how far its corners may stray between them, its
 /// smallest altitude, its body's `keep`, and the boxes of its corners' steps and
-/// accelerations. A
-/// triangle degenerate at a sample gets a cone holding every direction.
+/// accelerations. A triangle degenerate at a sample gets a cone holding every direction.
 fn leaf_bounds(
     s: &Surfaces,
     vertex: &[Sampled],
@@ -718,7 +718,8 @@ fn leaf_bounds(
         // product's length, the altitude that over the longest edge.
         let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 4];
         let mut h = f32x8::splat(f32::INFINITY);
-        let mut valid = f32x8::splat(0.0).simd_eq(f32x8::ZERO);
+        // Every lane valid until a normal or the axis degenerates.
+        let mut valid = f32x8::ZERO.simd_eq(f32x8::ZERO);
         for (k, normal) in normals.iter_mut().enumerate() {
             let [a, b, c] = std::array::from_fn(|j| corner(j, k));
             let (ab, bc, ca) = (b - a, c - b, a - c);
@@ -791,9 +792,10 @@ mod tests {
     use crate::scene::Scene;
     use glam::Vec3;
 
-    /// One leaf's bound, computed alone (the reference for [`super::leaf_bounds`]): triangle `t`'s box, its normal cone at the samples
-    /// widened by how far its corners may stray between them, its smallest altitude, its
-    /// body's `keep`, and the boxes of its corners' steps and accelerations.
+    /// One leaf's bound, computed alone (the reference for [`super::leaf_bounds`]):
+    /// triangle `t`'s box, its normal cone at the samples widened by how far its corners
+    /// may stray between them, its smallest altitude, its body's `keep`, and the boxes of
+    /// its corners' steps and accelerations.
     fn leaf_bound_alone(s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32], t: usize) -> Bound {
         let body = s.tri_body[t] as usize;
         let tri = s.triangles[t].map(|i| &vertex[i as usize]);
