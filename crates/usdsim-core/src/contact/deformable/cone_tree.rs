@@ -1115,7 +1115,7 @@ mod tests {
             let n = body.positions.len();
             let scene = Scene { bodies: vec![body], ..Default::default() };
             let self_contact = SelfContact { surfaces: true, volumes: false };
-            let (s, _) = Surfaces::new(&scene, &[0..n], 0.002, true, self_contact);
+            let (s, _) = Surfaces::new(&scene, &[std::ops::Range { start: 0, end: n }], 0.002, true, self_contact);
             let tree = &s.tree;
             let stranded = tree.nodes.iter().filter(|node| !node.prunable).count();
             assert_eq!(stranded, 0, "{verts}²: {stranded} of {} nodes cannot be skipped", tree.nodes.len());
