@@ -27,9 +27,14 @@
 //! bound counts *relative* motion, so a cloth that swings or falls smoothly has no
 //! candidates beyond its real close pairs. The hierarchy that finds them is refitted to
 //! each vertex's box along its path, grown by its share of the same bound; two boxes
-//! apart means the pair stays out of reach. It also skips smooth regions against
-//! themselves, whose pairs no substep of the window can keep (see its documentation),
-//! so a list may lack pairs the bound alone would keep, never a pair a substep keeps.
+//! apart means the pair stays out of reach. The boxes are taken in a frame that moves
+//! with the surfaces' mean motion (their mean `v`, `δ` and `a`): a translating frame
+//! changes no distance and no relative motion, and a falling or swinging cloth's boxes
+//! then no longer stretch along its common motion, so fewer neighbours' boxes overlap
+//! (on the 64² bench cloth, 48 frames: 0.70 M leaf pairs tested instead of 1.06 M). It
+//! also skips smooth regions against themselves, whose pairs no substep of the window
+//! can keep (see its documentation), so a list may lack pairs the bound alone would
+//! keep, never a pair a substep keeps.
 //!
 //! **Same contacts.** Every substep applies to the listed pairs exactly the tests of a
 //! search from scratch (swept boxes, reach, side), in the same (vertex, triangle) and
@@ -73,6 +78,24 @@ impl Path {
     /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
     fn start(&self, n: f32) -> Vec3 {
         self.base + self.velocity * n + self.acceleration * (0.5 * n * (n + 1.0))
+    }
+
+    /// The mean motion of vertices `of` (from a base at the origin): a frame moving with
+    /// the surfaces, in which the boxes are taken (see [`Surfaces::refresh_candidates`]).
+    /// Summed in order, so that the lists do not depend on the thread count.
+    fn mean(paths: &[Path], of: &[u32]) -> Path {
+        if of.is_empty() {
+            return Path::default();
+        }
+        let mut sum = Path::default();
+        for &i in of {
+            let p = &paths[i as usize];
+            sum.velocity += p.velocity;
+            sum.step += p.step;
+            sum.acceleration += p.acceleration;
+        }
+        let k = 1.0 / of.len() as f32;
+        Path { base: Vec3::ZERO, velocity: sum.velocity * k, step: sum.step * k, acceleration: sum.acceleration * k }
     }
 
     /// Predicted end (before the constraints) of that substep: its start plus the build's
@@ -177,19 +200,23 @@ impl Surfaces {
         // what the check lets it stray (half the skin) and by its share of the pair's
         // reach beyond the radii: half the margin and its part of the relative substep
         // motion (`|δ| + (W − 1)·|a|` and `s`). Two boxes apart means the pair stays out of
-        // reach for the whole window.
+        // reach for the whole window. The boxes are taken in a frame moving with the
+        // surfaces' mean motion (the module documentation says why).
         let slack = 1.5 * skin + 0.5 * self.margin;
         let paths = &c.paths;
+        let frame = Path::mean(paths, &self.vertices);
         c.boxes.clear();
         c.boxes.par_extend(paths.par_iter().with_min_len(1024).map(|p| {
             let (mut lo, mut hi) = (p.base, p.base);
             for n in 0..WINDOW {
-                for q in [p.start(n as f32), p.end(n as f32)] {
+                let n = n as f32;
+                for q in [p.start(n) - frame.start(n), p.end(n) - frame.end(n)] {
                     lo = lo.min(q);
                     hi = hi.max(q);
                 }
             }
-            let grow = Vec3::splat(p.step.length() + last * p.acceleration.length() + slack);
+            let grow = (p.step - frame.step).length() + last * (p.acceleration - frame.acceleration).length();
+            let grow = Vec3::splat(grow + slack);
             (lo - grow, hi + grow)
         }));
         let middle = 0.5 * last;
@@ -340,13 +367,15 @@ pub(super) mod tests {
     /// Positions of two 9 × 9 sheets at substep `k` (1 ms apart): the upper one, 2 cm
     /// above, slides across the lower one and comes down on it at 0.25 m/s until it is 3 mm
     /// away, so pairs come within reach in the middle of a window. After substep 80 every
-    /// vertex also jitters by up to `jitter` (what the predicted paths cannot follow).
-    fn pose(rest: &[Vec3], k: usize, jitter: f32) -> Vec<Vec3> {
+    /// vertex also jitters by up to `jitter` (what the predicted paths cannot follow). Both
+    /// sheets also move together at `drift` m/s, falling (what the lists' moving frame
+    /// takes out).
+    fn pose(rest: &[Vec3], k: usize, jitter: f32, drift: Vec3) -> Vec<Vec3> {
         let t = k as f32 * 1e-3;
         rest.iter()
             .enumerate()
             .map(|(i, &p)| {
-                let mut q = p;
+                let mut q = p + drift * t - Vec3::Z * (4.9 * t * t);
                 if i >= 81 {
                     q += Vec3::new(0.3 * t, 0.05 * t, -(0.25 * t).min(0.017));
                 }
@@ -370,6 +399,14 @@ pub(super) mod tests {
 
     #[test]
     fn kept_lists_find_what_a_search_from_scratch_finds() {
+        // Still, and carried off together fast (the lists' boxes are taken in a frame
+        // moving with the mean motion: an error there loses pairs at speed).
+        for drift in [Vec3::ZERO, Vec3::new(3.0, -2.0, 1.0)] {
+            kept_lists_hold(drift);
+        }
+    }
+
+    fn kept_lists_hold(drift: Vec3) {
         let scene = Scene {
             bodies: vec![sheet("lower", Vec3::ZERO), sheet("upper", Vec3::new(0.0, 0.0, 0.02))],
             ..Default::default()
@@ -386,11 +423,11 @@ pub(super) mod tests {
             if k == 80 {
                 smooth_builds = kept.candidates.builds;
             }
-            let (x_prev, x) = (pose(&rest, k, 0.003), pose(&rest, k + 1, 0.003));
+            let (x_prev, x) = (pose(&rest, k, 0.003, drift), pose(&rest, k + 1, 0.003, drift));
             kept.detect(&x, &x_prev, &w, &filter, &mut a);
             fresh.candidates.invalidate();
             fresh.detect(&x, &x_prev, &w, &filter, &mut b);
-            assert!(same(&a, &b), "substep {k}: {} kept contacts against {} from scratch", a.len(), b.len());
+            assert!(same(&a, &b), "{drift}, substep {k}: {} kept contacts, {} from scratch", a.len(), b.len());
             touching += usize::from(!a.is_empty());
             steps += 1;
         }
