@@ -46,7 +46,7 @@ use super::cone_tree::{Found, LeafPair, Sampled, NONE};
 use super::Surfaces;
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 
 /// Substeps one list may serve. A longer window grows the bound, and with it the list
@@ -207,17 +207,22 @@ impl Surfaces {
         let frame = Path::mean(paths, &self.vertices);
         c.boxes.clear();
         c.boxes.par_extend(paths.par_iter().with_min_len(1024).map(|p| {
-            let (mut lo, mut hi) = (p.base, p.base);
+            // The path relative to the frame, stepped substep by substep (in SIMD lanes).
+            let (v, d, a) = (p.velocity - frame.velocity, p.step - frame.step, p.acceleration - frame.acceleration);
+            let (v, d, a) = (Vec3A::from(v), Vec3A::from(d), Vec3A::from(a));
+            let mut start = Vec3A::from(p.base);
+            let (mut lo, mut hi) = (start, start);
             for n in 0..WINDOW {
                 let n = n as f32;
-                for q in [p.start(n) - frame.start(n), p.end(n) - frame.end(n)] {
-                    lo = lo.min(q);
-                    hi = hi.max(q);
+                if n > 0.0 {
+                    start += v + a * n;
                 }
+                let end = start + d + a * n;
+                lo = lo.min(start).min(end);
+                hi = hi.max(start).max(end);
             }
-            let grow = (p.step - frame.step).length() + last * (p.acceleration - frame.acceleration).length();
-            let grow = Vec3::splat(grow + slack);
-            (lo - grow, hi + grow)
+            let grow = Vec3A::splat(d.length() + last * a.length() + slack);
+            (Vec3::from(lo - grow), Vec3::from(hi + grow))
         }));
         let middle = 0.5 * last;
         c.sampled.clear();
