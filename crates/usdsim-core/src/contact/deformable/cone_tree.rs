@@ -664,34 +664,36 @@ impl ConeTree {
             .par_chunks_mut(LEAF_CHUNK)
             .enumerate()
             .for_each(|(c, out)| leaf_bounds(s, vertex, boxes, keep, c * LEAF_CHUNK, out));
-        let leaf = |t: usize| leaves[t];
         for &(_, root) in &self.roots {
             let size = 2 * self.nodes[root as usize].count as usize - 1;
-            self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaf);
+            self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaves);
         }
         self.bounds = bounds;
         self.leaves = leaves;
     }
 
-    /// Refits the subtree of node `n`, whose bounds are `bounds` (a subtree is a
-    /// contiguous run of nodes: the node, its left subtree, its right subtree), splitting
-    /// large subtrees across the thread pool.
-    fn refit_subtree<L: Fn(usize) -> Bound + Sync>(&self, n: usize, bounds: &mut [Bound], leaf: &L) {
+    /// Refits the subtree of node `n`, whose bounds are `bounds`, from the triangles'
+    /// bounds `leaves`. A subtree is a contiguous run of nodes (the node, its left
+    /// subtree, its right subtree), so every child comes after its parent: a small one is
+    /// refitted in one backward sweep, and large ones are split across the thread pool.
+    fn refit_subtree(&self, n: usize, bounds: &mut [Bound], leaves: &[Bound]) {
         let node = self.nodes[n];
-        if node.left == NONE {
-            bounds[0] = leaf(self.order[node.first as usize] as usize);
+        if node.count as usize <= 2 * SPLIT_LEAVES as usize {
+            for k in (0..bounds.len()).rev() {
+                let node = &self.nodes[n + k];
+                bounds[k] = if node.left == NONE {
+                    leaves[self.order[node.first as usize] as usize]
+                } else {
+                    merge(&bounds[node.left as usize - n], &bounds[node.right as usize - n])
+                };
+            }
             return;
         }
         let left_size = 2 * self.nodes[node.left as usize].count as usize - 1;
         let (head, rest) = bounds.split_at_mut(1);
         let (l, r) = rest.split_at_mut(left_size);
         let (ln, rn) = (node.left as usize, node.right as usize);
-        if node.count as usize > 2 * SPLIT_LEAVES as usize {
-            rayon::join(|| self.refit_subtree(ln, l, leaf), || self.refit_subtree(rn, r, leaf));
-        } else {
-            self.refit_subtree(ln, l, leaf);
-            self.refit_subtree(rn, r, leaf);
-        }
+        rayon::join(|| self.refit_subtree(ln, l, leaves), || self.refit_subtree(rn, r, leaves));
         head[0] = merge(&l[0], &r[0]);
     }
 
