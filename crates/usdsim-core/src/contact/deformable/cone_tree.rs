@@ -183,15 +183,20 @@ pub(super) struct Sampled {
     pub(super) stray: f32,
 }
 
-/// Floats in [`Sampled::flat`].
+/// Floats [`Sampled::put`] writes.
 const FLAT: usize = 19;
 
 impl Sampled {
-    /// The samples, step, acceleration (x, y, z each) and stray in one row, for lanes.
-    fn flat(&self) -> [f32; FLAT] {
-        let [a, b, c, d] = self.samples;
-        let (s, q) = (self.step, self.acceleration);
-        [a.x, a.y, a.z, b.x, b.y, b.z, c.x, c.y, c.z, d.x, d.y, d.z, s.x, s.y, s.z, q.x, q.y, q.z, self.stray]
+    /// Writes the samples, step, acceleration (x, y, z each) and stray into lane `l` of
+    /// `fields`, one field a row (written out, so that no row is built in between).
+    fn put(&self, fields: &mut [[f32; LANES]; FLAT], l: usize) {
+        let [a, b, c, d] = &self.samples;
+        for (k, v) in [a, b, c, d, &self.step, &self.acceleration].into_iter().enumerate() {
+            fields[3 * k][l] = v.x;
+            fields[3 * k + 1][l] = v.y;
+            fields[3 * k + 2][l] = v.z;
+        }
+        fields[18][l] = self.stray;
     }
 }
 
@@ -789,14 +794,12 @@ fn leaf_bounds(
     for (chunk, bounds) in out.chunks_mut(LANES).enumerate() {
         let base = first + chunk * LANES;
         // Lane `l` holds triangle `base + l` (the last batch repeats its last triangle);
-        // `g[j][f]` is field `f` of corner `j` (`Sampled::flat`) in every lane.
+        // `g[j][f]` is field `f` of corner `j` (`Sampled::put`) in every lane.
         let mut g = [[[0.0f32; LANES]; FLAT]; 3];
         for l in 0..LANES {
             let tri = s.triangles[base + l.min(bounds.len() - 1)];
             for (j, fields) in g.iter_mut().enumerate() {
-                for (f, x) in vertex[tri[j] as usize].flat().into_iter().enumerate() {
-                    fields[f][l] = x;
-                }
+                vertex[tri[j] as usize].put(fields, l);
             }
         }
         let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f].into(), y: g[j][f + 1].into(), z: g[j][f + 2].into() };
