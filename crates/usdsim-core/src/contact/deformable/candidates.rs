@@ -42,7 +42,7 @@
 //! contacts, and the bake, are the same whenever the list was built; a resumed bake
 //! (which starts with no list) stays byte-identical to an uninterrupted one.
 
-use super::cone_tree::{Found, LeafPair, Sampled, NONE};
+use super::cone_tree::{Found, LeafPair, NONE};
 use super::Surfaces;
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
@@ -62,21 +62,21 @@ const SKIN_MARGINS: f32 = 0.5;
 
 /// One vertex's predicted motion from the build: constant acceleration.
 #[derive(Clone, Copy, Debug, Default)]
-struct Path {
+pub(super) struct Path {
     /// Start of the substep of the build, `B`.
-    base: Vec3,
+    pub(super) base: Vec3,
     /// Displacement of the substep before it (its velocity × dt), `v`.
-    velocity: Vec3,
+    pub(super) velocity: Vec3,
     /// Inertial step of the build's substep (predicted minus start), `δ`.
-    step: Vec3,
+    pub(super) step: Vec3,
     /// Second difference of the last three substep starts, `a`.
-    acceleration: Vec3,
+    pub(super) acceleration: Vec3,
 }
 
 impl Path {
     /// Predicted start of the `n`-th substep after the build:
     /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
-    fn start(&self, n: f32) -> Vec3 {
+    pub(super) fn start(&self, n: f32) -> Vec3 {
         self.base + self.velocity * n + self.acceleration * (0.5 * n * (n + 1.0))
     }
 
@@ -100,7 +100,7 @@ impl Path {
 
     /// Predicted end (before the constraints) of that substep: its start plus the build's
     /// inertial step, advanced by the acceleration.
-    fn end(&self, n: f32) -> Vec3 {
+    pub(super) fn end(&self, n: f32) -> Vec3 {
         self.start(n) + self.step + self.acceleration * n
     }
 }
@@ -123,8 +123,6 @@ pub(super) struct Candidates {
     known: usize,
     /// Scratch: each vertex's box along its path, grown by its share of the reach.
     boxes: Vec<(Vec3, Vec3)>,
-    /// Scratch: each vertex's samples for the hierarchy's refit.
-    sampled: Vec<Sampled>,
 }
 
 impl Candidates {
@@ -224,19 +222,9 @@ impl Surfaces {
             let grow = Vec3A::splat(d.length() + last * a.length() + slack);
             (Vec3::from(lo - grow), Vec3::from(hi + grow))
         }));
-        let middle = 0.5 * last;
-        c.sampled.clear();
-        c.sampled.par_extend(paths.par_iter().with_min_len(1024).map(|p| Sampled {
-            samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
-            step: p.step,
-            acceleration: p.acceleration,
-            // A path of constant acceleration leaves the chord between samples `L`
-            // substeps apart by at most `|a|·L²/8`; the check lets it stray half a skin.
-            stray: p.acceleration.length() * middle * middle / 8.0 + 0.5 * skin,
-        }));
         let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
-        tree.refit(self, &c.sampled, &c.boxes, &keep);
+        tree.refit(self, &c.paths, 0.5 * skin, &c.boxes, &keep);
         let found = tree
             .search(self, filter, &|out: &mut Found, pair: LeafPair| self.test_leaf_pair(&c, filter, skin, out, pair));
         self.tree = tree;

@@ -35,6 +35,7 @@
 //! the predicted position and the predicted ends of the middle and last substeps) and
 //! widened by what the paths can curve between them and by the skin.
 
+use super::candidates::{Path, WINDOW};
 use super::Surfaces;
 use crate::constraint::lanes::{Vec3x8, LANES};
 use crate::contact::filter_table::FilterTable;
@@ -159,7 +160,7 @@ fn merge(a: &Bound, b: &Bound) -> Bound {
 /// bounded by the spread of the region's steps and accelerations (`|Δδ| + N·|Δa|` for
 /// any two of its vertices, module documentation of `candidates`).
 fn smooth(b: &Bound) -> bool {
-    let last = (super::candidates::WINDOW - 1) as f32;
+    let last = (WINDOW - 1) as f32;
     let spread = (b.steps.1 - b.steps.0).length() + last * (b.accelerations.1 - b.accelerations.0).length();
     b.cos > 0.0 && b.altitude * b.cos > b.keep + spread
 }
@@ -168,35 +169,17 @@ fn overlap(a: &Bound, b: &Bound) -> bool {
     a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
 }
 
-/// Per-vertex input of a refit: the positions sampled over the window (start, predicted,
-/// and the predicted ends of the middle and last substeps), the box along the path, the
-/// inertial step, the acceleration and how far the path strays from the samples' chords.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Sampled {
-    /// Positions at the start, the predicted end of the first substep, and the predicted
-    /// ends of the middle and last substeps of the window.
-    pub(super) samples: [Vec3; 4],
-    /// Inertial step `δ` and acceleration `a` of the path.
-    pub(super) step: Vec3,
-    pub(super) acceleration: Vec3,
-    /// How far the path may pass from the chords between samples.
-    pub(super) stray: f32,
-}
+/// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
+/// acceleration, x, y and z each.
+const FLAT: usize = 12;
 
-/// Floats [`Sampled::put`] writes.
-const FLAT: usize = 19;
-
-impl Sampled {
-    /// Writes the samples, step, acceleration (x, y, z each) and stray into lane `l` of
-    /// `fields`, one field a row (written out, so that no row is built in between).
-    fn put(&self, fields: &mut [[f32; LANES]; FLAT], l: usize) {
-        let [a, b, c, d] = &self.samples;
-        for (k, v) in [a, b, c, d, &self.step, &self.acceleration].into_iter().enumerate() {
-            fields[3 * k][l] = v.x;
-            fields[3 * k + 1][l] = v.y;
-            fields[3 * k + 2][l] = v.z;
-        }
-        fields[18][l] = self.stray;
+/// Writes path `p`'s fields into lane `l` of `fields`, one field a row (written out,
+/// so that no row is built in between).
+fn put(p: &Path, fields: &mut [[f32; LANES]; FLAT], l: usize) {
+    for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
+        fields[3 * k][l] = v.x;
+        fields[3 * k + 1][l] = v.y;
+        fields[3 * k + 2][l] = v.z;
     }
 }
 
@@ -658,17 +641,18 @@ impl ConeTree {
         smooth(&merge(&self.bounds[a as usize], &self.bounds[b as usize]))
     }
 
-    /// Refits every node to the window: `vertex[i]` and `boxes[i]` (its box along its
-    /// path, grown by its share of the reach) for every global vertex, `keep` per body
-    /// the thickness plus margin plus three skins (what the cone test must beat).
-    pub(super) fn refit(&mut self, s: &Surfaces, vertex: &[Sampled], boxes: &[(Vec3, Vec3)], keep: &[f32]) {
+    /// Refits every node to the window: `paths[i]` (every global vertex's predicted
+    /// path, which the check lets stray by `stray`) and `boxes[i]` (its box along the
+    /// path, grown by its share of the reach), `keep` per body the thickness plus margin
+    /// plus three skins (what the cone test must beat).
+    pub(super) fn refit(&mut self, s: &Surfaces, paths: &[Path], stray: f32, boxes: &[(Vec3, Vec3)], keep: &[f32]) {
         let mut bounds = std::mem::take(&mut self.bounds);
         let mut leaves = std::mem::take(&mut self.leaves);
         leaves.resize(s.triangles.len(), Bound::default());
         leaves
             .par_chunks_mut(LEAF_CHUNK)
             .enumerate()
-            .for_each(|(c, out)| leaf_bounds(s, vertex, boxes, keep, c * LEAF_CHUNK, out));
+            .for_each(|(c, out)| leaf_bounds(s, paths, stray, boxes, keep, c * LEAF_CHUNK, out));
         for &(_, root) in &self.roots {
             let size = 2 * self.nodes[root as usize].count as usize - 1;
             self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaves);
@@ -780,12 +764,16 @@ impl ConeTree {
 
 /// The leaf bounds of triangles `first..first + out.len()` over the window, eight
 /// triangles a batch in lanes (the refit's largest part): each triangle's box, its
-/// normal cone at the samples widened by how far its corners may stray between them, its
-/// smallest altitude, its body's `keep`, and the boxes of its corners' steps and
-/// accelerations. A triangle degenerate at a sample gets a cone holding every direction.
+/// normal cone at four samples of its corners' paths (the start, the predicted end of
+/// the first substep, and the predicted ends of the middle and last substeps) widened by
+/// how far its corners may pass from the chords between them (the path's curve and
+/// `stray`, what the check lets a vertex stray from its path), its smallest altitude at
+/// the samples, its body's `keep`, and the boxes of its corners' steps and accelerations.
+/// A triangle degenerate at a sample gets a cone holding every direction.
 fn leaf_bounds(
     s: &Surfaces,
-    vertex: &[Sampled],
+    paths: &[Path],
+    stray: f32,
     boxes: &[(Vec3, Vec3)],
     keep: &[f32],
     first: usize,
@@ -794,19 +782,29 @@ fn leaf_bounds(
     for (chunk, bounds) in out.chunks_mut(LANES).enumerate() {
         let base = first + chunk * LANES;
         // Lane `l` holds triangle `base + l` (the last batch repeats its last triangle);
-        // `g[j][f]` is field `f` of corner `j` (`Sampled::put`) in every lane.
+        // `g[j][f]` is field `f` of corner `j` (`put`) in every lane.
         let mut g = [[[0.0f32; LANES]; FLAT]; 3];
         for l in 0..LANES {
             let tri = s.triangles[base + l.min(bounds.len() - 1)];
             for (j, fields) in g.iter_mut().enumerate() {
-                vertex[tri[j] as usize].put(fields, l);
+                put(&paths[tri[j] as usize], fields, l);
             }
         }
         let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f].into(), y: g[j][f + 1].into(), z: g[j][f + 2].into() };
-        let corner = |j: usize, k: usize| vec(j, 3 * k);
         let length = |v: Vec3x8| v.length_squared().sqrt();
-        let steps: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 12));
-        let accelerations: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 15));
+        let steps: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 6));
+        let accelerations: [Vec3x8; 3] = std::array::from_fn(|j| vec(j, 9));
+        // The samples, from each corner's path (`Path::end`): `B + δ`, and
+        // `B + δ + n·v + (n(n + 1)/2 + n)·a` at the middle and last substeps.
+        let (middle, last) = (0.5 * (WINDOW - 1) as f32, (WINDOW - 1) as f32);
+        let at = |n: f32| (f32x8::splat(n), f32x8::splat(0.5 * n * (n + 1.0) + n));
+        let (mid, fin) = (at(middle), at(last));
+        let samples: [[Vec3x8; 4]; 3] = std::array::from_fn(|j| {
+            let (b, v, a) = (vec(j, 0), vec(j, 3), accelerations[j]);
+            let end = b + steps[j];
+            [b, end, end + v * mid.0 + a * mid.1, end + v * fin.0 + a * fin.1]
+        });
+        let corner = |j: usize, k: usize| samples[j][k];
         // Normals and altitudes at the four samples: twice the area is the cross
         // product's length, the altitude that over the longest edge.
         let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 4];
@@ -834,7 +832,10 @@ fn leaf_bounds(
         // by `ε` turns the normal by at most `ε / h` (twice, for safety's sake, and a
         // little for the normal's own curve between samples). Widening by `τ` through
         // `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.
-        let stray = (0..3).fold(f32x8::ZERO, |m, j| m.max(g[j][18].into()));
+        // A path of constant acceleration leaves the chord between samples `L` substeps
+        // apart by at most `|a|·L²/8`.
+        let bend = f32x8::splat(middle * middle / 8.0);
+        let stray = (0..3).fold(f32x8::ZERO, |m, j| m.max(length(accelerations[j]) * bend)) + f32x8::splat(stray);
         let tolerance = (f32x8::splat(2.0) * stray / h.max(f32x8::splat(1e-12)) + f32x8::splat(0.05)).min(f32x8::ONE);
         let ct = (f32x8::ONE - tolerance * tolerance).sqrt();
         let (cos, sin) = (cos * ct - sin * tolerance, sin * ct + cos * tolerance);
@@ -879,11 +880,33 @@ pub(super) struct LeafPair {
 #[cfg(test)]
 mod tests {
     use super::super::candidates::tests::{cloth_sheet, same};
+    use super::super::candidates::{Path, WINDOW};
     use super::super::{SelfContact, Surfaces};
     use super::merge_cones;
-    use super::{leaf_bounds, Bound, Sampled};
+    use super::{leaf_bounds, Bound};
     use crate::scene::Scene;
     use glam::Vec3;
+
+    /// One vertex's samples over the window, taken from its path as the leaf bounds take
+    /// them: the start, the predicted ends of the first, middle and last substeps, the
+    /// step and acceleration, and how far the path may pass from the samples' chords
+    /// (its curve, `|a|·L²/8` for samples `L` substeps apart, and `stray`).
+    struct Sampled {
+        samples: [Vec3; 4],
+        step: Vec3,
+        acceleration: Vec3,
+        stray: f32,
+    }
+
+    fn sampled(p: &Path, stray: f32) -> Sampled {
+        let (middle, last) = (0.5 * (WINDOW - 1) as f32, (WINDOW - 1) as f32);
+        Sampled {
+            samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
+            step: p.step,
+            acceleration: p.acceleration,
+            stray: p.acceleration.length() * middle * middle / 8.0 + stray,
+        }
+    }
 
     /// One leaf's bound, computed alone (the reference for [`super::leaf_bounds`]):
     /// triangle `t`'s box, its normal cone at the samples widened by how far its corners
@@ -950,30 +973,28 @@ mod tests {
             (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
         };
         let rest = &scene.bodies[0].positions;
-        let mut vertex: Vec<Sampled> = rest
+        let mut paths: Vec<Path> = rest
             .iter()
             .map(|&p| {
                 let mut jiggle = || Vec3::new(next(), next(), next()) * 0.004;
-                Sampled {
-                    samples: [p + jiggle(), p + jiggle(), p + jiggle(), p + jiggle()],
-                    step: jiggle(),
-                    acceleration: jiggle() * 0.1,
-                    stray: next().abs() * 0.001,
-                }
+                Path { base: p + jiggle(), velocity: jiggle(), step: jiggle(), acceleration: jiggle() * 0.1 }
             })
             .collect();
-        // A vertex collapsed onto its neighbour at one sample: its triangles are degenerate.
-        vertex[40].samples[2] = vertex[41].samples[2];
+        // A vertex moving with its neighbour: its triangles with it are degenerate.
+        paths[40] = paths[41];
+        let stray = 0.0005;
+        let vertex: Vec<Sampled> = paths.iter().map(|p| sampled(p, stray)).collect();
         let boxes: Vec<(Vec3, Vec3)> = rest.iter().map(|&p| (p - Vec3::splat(next().abs()), p + 0.01)).collect();
         let keep = [0.008];
         let mut batched = vec![Bound::default(); s.triangles.len()];
-        leaf_bounds(&s, &vertex, &boxes, &keep, 0, &mut batched);
+        leaf_bounds(&s, &paths, stray, &boxes, &keep, 0, &mut batched);
         let mut wide = 0;
         for (t, b) in batched.iter().enumerate() {
             let a = leaf_bound_alone(&s, &vertex, &boxes, &keep, t);
             assert_eq!((a.lo, a.hi, a.keep), (b.lo, b.hi, b.keep), "triangle {t}");
             assert_eq!((a.steps, a.accelerations), (b.steps, b.accelerations), "triangle {t}");
-            assert!((a.altitude - b.altitude).abs() <= 1e-6 * a.altitude, "triangle {t}: {a:?} {b:?}");
+            // (The lanes form the samples in another order of operations: within rounding.)
+            assert!((a.altitude - b.altitude).abs() <= 1e-5 * a.altitude, "triangle {t}: {a:?} {b:?}");
             assert!(a.axis.distance(b.axis) < 1e-5 && (a.cos - b.cos).abs() < 1e-5 && (a.sin - b.sin).abs() < 1e-5);
             wide += usize::from(b.cos == 0.0 && b.altitude == 0.0);
         }
