@@ -76,7 +76,7 @@ pub(super) struct Path {
 impl Path {
     /// Predicted start of the `n`-th substep after the build:
     /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
-    pub(super) fn start(&self, n: f32) -> Vec3 {
+    fn start(&self, n: f32) -> Vec3 {
         self.base + self.velocity * n + self.acceleration * (0.5 * n * (n + 1.0))
     }
 
@@ -205,7 +205,8 @@ impl Surfaces {
         let frame = Path::mean(paths, &self.vertices);
         c.boxes.clear();
         c.boxes.par_extend(paths.par_iter().with_min_len(1024).map(|p| {
-            // The path relative to the frame, stepped substep by substep (in SIMD lanes).
+            // The path relative to the frame, stepped substep by substep in SIMD lanes: its
+            // `start(n)` grows by `v + n·a` a substep, and `end(n)` is `start(n) + δ + n·a`.
             let (v, d, a) = (p.velocity - frame.velocity, p.step - frame.step, p.acceleration - frame.acceleration);
             let (v, d, a) = (Vec3A::from(v), Vec3A::from(d), Vec3A::from(a));
             let mut start = Vec3A::from(p.base);

@@ -306,9 +306,9 @@ fn connected_halves(run: &mut [u32], half: usize, neighbours: &[[u32; 3]], side:
         for s in 0..2 {
             let found = pieces(s, side, &mut order);
             // The largest piece stays (the first of equal ones, for determinism).
-            let keep = found.iter().enumerate().max_by_key(|&(i, p)| (p.1, std::cmp::Reverse(i))).map(|(i, _)| i);
+            let largest = found.iter().enumerate().max_by_key(|&(i, p)| (p.1, std::cmp::Reverse(i))).map(|(i, _)| i);
             for (i, &(start, len)) in found.iter().enumerate() {
-                if Some(i) != keep {
+                if Some(i) != largest {
                     for &t in &order[start..start + len] {
                         side[t as usize] = 1 - s;
                     }
