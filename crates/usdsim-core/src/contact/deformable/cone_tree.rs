@@ -31,9 +31,10 @@
 //! for meshes with slits or split seams, whose sides touch though they share no edge. So
 //! a node may be skipped only when its triangles are connected and when, at rest, no pair
 //! inside it is closer than the body's smallest altitude (checked once, when the tree is
-//! built). The cones are taken from the normals at four points of the window (the start,
-//! the predicted position and the predicted ends of the middle and last substeps) and
-//! widened by what the paths can curve between them and by the skin.
+//! built). The cones are taken from the normals at three points of the window (the
+//! predicted ends of the first, middle and last substeps) and widened by what the paths can
+//! curve between them and by the skin. The substeps' starts need no sample: a substep keeps
+//! a pair by its distance at the predicted end and its motion, never by where it started.
 
 use super::candidates::{Path, WINDOW};
 use super::Surfaces;
@@ -764,8 +765,8 @@ impl ConeTree {
 
 /// The leaf bounds of triangles `first..first + out.len()` over the window, eight
 /// triangles a batch in lanes (the refit's largest part): each triangle's box, its
-/// normal cone at four samples of its corners' paths (the start, the predicted end of
-/// the first substep, and the predicted ends of the middle and last substeps) widened by
+/// normal cone at three samples of its corners' paths (the predicted ends of the first,
+/// middle and last substeps: the positions at which a substep measures distance) widened by
 /// how far its corners may pass from the chords between them (the path's curve and
 /// `stray`, what the check lets a vertex stray from its path), its smallest altitude at
 /// the samples, its body's `keep`, and the boxes of its corners' steps and accelerations.
@@ -799,15 +800,15 @@ fn leaf_bounds(
         let (middle, last) = (0.5 * (WINDOW - 1) as f32, (WINDOW - 1) as f32);
         let at = |n: f32| (f32x8::splat(n), f32x8::splat(0.5 * n * (n + 1.0) + n));
         let (mid, fin) = (at(middle), at(last));
-        let samples: [[Vec3x8; 4]; 3] = std::array::from_fn(|j| {
+        let samples: [[Vec3x8; 3]; 3] = std::array::from_fn(|j| {
             let (b, v, a) = (vec(j, 0), vec(j, 3), accelerations[j]);
             let end = b + steps[j];
-            [b, end, end + v * mid.0 + a * mid.1, end + v * fin.0 + a * fin.1]
+            [end, end + v * mid.0 + a * mid.1, end + v * fin.0 + a * fin.1]
         });
         let corner = |j: usize, k: usize| samples[j][k];
-        // Normals and altitudes at the four samples: twice the area is the cross
+        // Normals and altitudes at the three samples: twice the area is the cross
         // product's length, the altitude that over the longest edge.
-        let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 4];
+        let mut normals = [Vec3x8 { x: f32x8::ZERO, y: f32x8::ZERO, z: f32x8::ZERO }; 3];
         let mut h = f32x8::splat(f32::INFINITY);
         // Every lane valid until a normal or the axis degenerates.
         let mut valid = f32x8::ZERO.simd_eq(f32x8::ZERO);
@@ -822,7 +823,7 @@ fn leaf_bounds(
             let longest = ab.length_squared().max(bc.length_squared()).max(ca.length_squared()).sqrt();
             h = h.min(longest.simd_gt(f32x8::ZERO).bitselect(area2 / longest, f32x8::ZERO));
         }
-        let sum = normals[0] + normals[1] + normals[2] + normals[3];
+        let sum = normals[0] + normals[1] + normals[2];
         let rcp = f32x8::ONE / length(sum);
         valid &= rcp.is_finite() & rcp.simd_gt(f32x8::ZERO);
         let axis = sum * rcp;
@@ -888,11 +889,11 @@ mod tests {
     use glam::Vec3;
 
     /// One vertex's samples over the window, taken from its path as the leaf bounds take
-    /// them: the start, the predicted ends of the first, middle and last substeps, the
+    /// them: the predicted ends of the first, middle and last substeps, the
     /// step and acceleration, and how far the path may pass from the samples' chords
     /// (its curve, `|a|·L²/8` for samples `L` substeps apart, and `stray`).
     struct Sampled {
-        samples: [Vec3; 4],
+        samples: [Vec3; 3],
         step: Vec3,
         acceleration: Vec3,
         stray: f32,
@@ -901,7 +902,7 @@ mod tests {
     fn sampled(p: &Path, stray: f32) -> Sampled {
         let (middle, last) = (0.5 * (WINDOW - 1) as f32, (WINDOW - 1) as f32);
         Sampled {
-            samples: [p.base, p.end(0.0), p.end(middle), p.end(last)],
+            samples: [p.end(0.0), p.end(middle), p.end(last)],
             step: p.step,
             acceleration: p.acceleration,
             stray: p.acceleration.length() * middle * middle / 8.0 + stray,
@@ -927,7 +928,7 @@ mod tests {
             ),
             ..Default::default()
         };
-        let mut normals = [Vec3::ZERO; 4];
+        let mut normals = [Vec3::ZERO; 3];
         let mut h = f32::INFINITY;
         for (k, normal) in normals.iter_mut().enumerate() {
             let [a, b, c] = tri.map(|v| v.samples[k]);
