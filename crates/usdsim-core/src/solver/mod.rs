@@ -60,8 +60,8 @@ pub struct Settings {
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
     /// Surface bodies (cloth) collide with themselves. Off by default for now: on the
-    /// swinging 64² bench cloth the search still adds about 0.8 times the rest of the
-    /// frame on two cores (docs/performance.md, twelfth step); the CLI's
+    /// swinging 64² bench cloth the search still adds about 0.5-0.7 times the rest of
+    /// the frame (docs/performance.md, thirteenth step); the CLI's
     /// `--self-contact` turns it on.
     pub self_contact: bool,
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
