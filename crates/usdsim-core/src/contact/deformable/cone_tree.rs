@@ -350,21 +350,28 @@ fn connected_halves(run: &mut [u32], half: usize, neighbours: &[[u32; 3]], side:
     split
 }
 
-/// A leaf's corners and whether its second triangle is reversed ([`ConeTree::leaf_corners`]),
-/// from its one triangle or its two that share an edge. Rotating a triangle's vertices
-/// keeps its winding, so the first is rotated to start at the shared edge.
-fn leaf_corners(mut triangles: impl Iterator<Item = [u32; 3]>) -> ([u32; 4], bool) {
-    let first = triangles.next().expect("a leaf holds a triangle");
-    let Some(second) = triangles.next() else {
-        return ([first[0], first[1], first[2], first[2]], true);
-    };
-    let k = (0..3).find(|&k| second.contains(&first[k]) && second.contains(&first[(k + 1) % 3]));
-    let k = k.expect("a leaf's two triangles share an edge");
+/// A leaf's corners and whether its second triangle is reversed ([`ConeTree::leaf_corners`])
+/// for one triangle.
+fn single_corners([a, b, c]: [u32; 3]) -> ([u32; 4], bool) {
+    ([a, b, c, c], true)
+}
+
+/// The same for two triangles that share exactly one edge (each with three distinct
+/// vertices), or `None` (a duplicated or degenerate triangle: the two become leaves of
+/// one). Rotating a triangle's vertices keeps its winding, so the first is rotated to
+/// start at the shared edge.
+fn pair_corners(first: [u32; 3], second: [u32; 3]) -> Option<([u32; 4], bool)> {
+    let distinct = |t: [u32; 3]| t[0] != t[1] && t[1] != t[2] && t[2] != t[0];
+    let mut outside = second.into_iter().filter(|v| !first.contains(v));
+    let (Some(c3), None) = (outside.next(), outside.next()) else { return None };
+    if !(distinct(first) && distinct(second)) {
+        return None;
+    }
+    let k = (0..3).find(|&k| second.contains(&first[k]) && second.contains(&first[(k + 1) % 3]))?;
     let [c0, c1, c2] = [first[k], first[(k + 1) % 3], first[(k + 2) % 3]];
-    let c3 = second.into_iter().find(|v| !first.contains(v)).expect("two distinct triangles");
     // The second holds the edge as `c1 → c0` when both triangles agree on their winding.
     let agrees = (0..3).any(|j| second[j] == c1 && second[(j + 1) % 3] == c0);
-    ([c0, c1, c2, c3], !agrees)
+    Some(([c0, c1, c2, c3], !agrees))
 }
 
 /// Smallest altitude of triangle `[a, b, c]`: twice its area over its longest edge.
@@ -568,14 +575,17 @@ impl ConeTree {
         };
         self.nodes.push(node);
         let (tris, rest) = (mesh.triangles, mesh.rest);
-        let quad = || {
-            let (a, b) = (self.order[first as usize], self.order[first as usize + 1]);
-            mesh.neighbours[a as usize].contains(&b)
+        let leaf = match count {
+            1 => Some(single_corners(tris[self.order[first as usize] as usize])),
+            2 => {
+                let (a, b) = (self.order[first as usize], self.order[first as usize + 1]);
+                let neighbours = mesh.neighbours[a as usize].contains(&b);
+                neighbours.then(|| pair_corners(tris[a as usize], tris[b as usize])).flatten()
+            }
+            _ => None,
         };
-        if count == 1 || (count == 2 && quad()) {
+        if let Some((corners, flipped)) = leaf {
             self.nodes[n as usize].leaf = self.leaf_corners.len() as u32;
-            let run = &self.order[first as usize..(first + count) as usize];
-            let (corners, flipped) = leaf_corners(run.iter().map(|&t| tris[t as usize]));
             self.leaf_corners.push(corners);
             self.leaf_flipped.push(flipped);
             return n;
@@ -1180,6 +1190,19 @@ mod tests {
             pairs > leaves / 2 && disagree > 0,
             "{pairs} of {leaves} leaves hold two triangles, {disagree} disagree"
         );
+    }
+
+    /// Two triangles make a leaf when they share exactly one edge, with the second's
+    /// winding told apart; a duplicated or degenerate triangle does not.
+    #[test]
+    fn a_leaf_pairs_two_triangles_across_one_edge() {
+        use super::pair_corners;
+        // (0, 1, 2) and (2, 1, 3) share the edge 1-2, which they run in opposite directions.
+        assert_eq!(pair_corners([0, 1, 2], [2, 1, 3]), Some(([1, 2, 0, 3], false)));
+        assert_eq!(pair_corners([0, 1, 2], [1, 2, 3]), Some(([1, 2, 0, 3], true)));
+        assert_eq!(pair_corners([0, 1, 2], [2, 0, 1]), None);
+        assert_eq!(pair_corners([0, 1, 2], [1, 1, 3]), None);
+        assert_eq!(pair_corners([0, 1, 2], [3, 4, 2]), None);
     }
 
     /// A unit direction at angle `angle` from `axis`, turned by `turn` around it.
