@@ -56,10 +56,10 @@ pub(super) const NONE: u32 = u32::MAX;
 /// instructions on the 64² bench cloth with leaves of two triangles).
 const BRUTE_PAIRS: u32 = 16;
 
-/// Triangles whose leaf bounds one task of a refit computes (a multiple of the lanes).
+/// Leaves whose bounds one task of a refit computes (a multiple of the lanes).
 const LEAF_CHUNK: usize = 256;
 
-/// Below this many leaves a subtree is searched on one thread.
+/// Below this many triangles a subtree is searched (and refitted) on one thread.
 const SPLIT_LEAVES: u32 = 512;
 
 /// One node of a body's tree: the triangles `first..first + count` of [`ConeTree::order`].
@@ -525,11 +525,8 @@ impl ConeTree {
         for n in (0..tree.nodes.len()).rev() {
             let node = tree.nodes[n];
             tree.bounds[n] = if node.left == NONE {
-                let t = tree.order[node.first as usize] as usize;
-                let corners = tree.leaf_corners[node.leaf as usize].map(|i| rest[i as usize]);
-                let (lo, hi) = corners.iter().fold((corners[0], corners[0]), |(l, h), &p| (l.min(p), h.max(p)));
-                let grow = Vec3::splat(0.5 * smallest[s.tri_body[t] as usize]);
-                Bound { lo: lo - grow, hi: hi + grow, ..Default::default() }
+                let [a, b] = tree.triangle_boxes[node.leaf as usize];
+                Bound { lo: a.0.min(b.0), hi: a.1.max(b.1), ..Default::default() }
             } else {
                 merge(&tree.bounds[node.left as usize], &tree.bounds[node.right as usize])
             };
@@ -770,7 +767,6 @@ impl ConeTree {
             .zip(triangle_boxes.par_chunks_mut(LEAF_CHUNK))
             .enumerate()
             .for_each(|(c, (out, boxes))| leaf_bounds(s, &leaf, c * LEAF_CHUNK, out, boxes));
-
         for &(_, root) in &self.roots {
             let size = self.nodes[root as usize].size as usize;
             self.refit_subtree(root as usize, &mut bounds[root as usize..root as usize + size], &leaves);
