@@ -413,6 +413,9 @@ impl Surfaces {
     /// Whether no end of edge `ea` is filtered against a triangle of edge `eb`.
     fn edge_ends_collide(&self, filter: &FilterTable, ea: usize, eb: usize) -> bool {
         let (ba, bb) = (self.edge_body[ea] as usize, self.edge_body[eb] as usize);
+        if !filter.element_filtered(ba, bb) {
+            return true;
+        }
         let start = self.body_start[ba];
         self.edges[ea]
             .iter()

@@ -136,10 +136,18 @@ impl FilterTable {
         !self.body_body[a * self.bodies + b]
     }
 
+    /// Whether element filters may stop some vertex of body `vb` from touching some
+    /// triangle of body `tb` (both have filtered elements): when not, every
+    /// [`FilterTable::vertex_triangle`] test between them passes, and a caller testing
+    /// many (an edge pair's ends against the other's triangles) can skip them.
+    pub fn element_filtered(&self, vb: usize, tb: usize) -> bool {
+        self.has_groups[vb] && self.has_groups[tb]
+    }
+
     /// Whether vertex `v` (local) of body `vb` may touch surface triangle `t` (local
     /// numbering) of body `tb`. Does not check [`FilterTable::bodies_collide`].
     pub fn vertex_triangle(&self, vb: usize, v: u32, tb: usize, t: u32) -> bool {
-        if !(self.has_groups[vb] && self.has_groups[tb]) {
+        if !self.element_filtered(vb, tb) {
             return true;
         }
         let (vo, to) = (CollisionObject::Body(BodyId(vb)), CollisionObject::Body(BodyId(tb)));

@@ -277,7 +277,8 @@ impl Surfaces {
                     continue;
                 }
                 let p = c.paths[v as usize].base;
-                let [a, b, cc] = tri.map(|i| c.paths[i as usize].base);
+                let base = |i: u32| c.paths[i as usize].base;
+                let [a, b, cc] = [base(tri[0]), base(tri[1]), base(tri[2])];
                 let (bary, _) = closest_point(p, a, b, cc);
                 let dist = p.distance(point(bary, a, b, cc));
                 if dist <= rv + rt + self.reach_bound(&[v], &tri, &c.paths, skin)
@@ -310,8 +311,8 @@ impl Surfaces {
                 // Lower edge first, as every other test of the pair computes it.
                 let (lo, hi) = (ea.min(eb), ea.max(eb));
                 let (p, q) = (self.edges[lo as usize], self.edges[hi as usize]);
-                let [a0, a1] = p.map(|i| c.paths[i as usize].base);
-                let [b0, b1] = q.map(|i| c.paths[i as usize].base);
+                let base = |i: u32| c.paths[i as usize].base;
+                let [a0, a1, b0, b1] = [base(p[0]), base(p[1]), base(q[0]), base(q[1])];
                 let (s, t) = closest_segment_params(a0, a1, b0, b1);
                 let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
                 let d = self.radius[self.edge_body[ea as usize] as usize]
