@@ -121,7 +121,8 @@ pub(super) struct Candidates {
     /// Starts of the last two substeps (`[y₋₁, y₋₂]`) and how many of them are known.
     history: [Vec<Vec3>; 2],
     known: usize,
-    /// Scratch: each vertex's box along its path, grown by its share of the reach.
+    /// Scratch: each vertex's box along its path, grown by its share of the reach and
+    /// by its radius.
     boxes: Vec<(Vec3, Vec3)>,
 }
 
@@ -195,16 +196,16 @@ impl Surfaces {
         c.remember(x_prev);
         let last = (WINDOW - 1) as f32;
         // Each vertex's box holds its predicted starts and ends over the window, grown by
-        // what the check lets it stray (half the skin) and by its share of the pair's
-        // reach beyond the radii: half the margin and its part of the relative substep
-        // motion (`|δ| + (W − 1)·|a|` and `s`). Two boxes apart means the pair stays out of
+        // what the check lets it stray (half the skin), by its share of the pair's
+        // reach beyond the radii (half the margin and its part of the relative substep
+        // motion, `|δ| + (W − 1)·|a|` and `s`) and by its radius. Two boxes apart means the pair stays out of
         // reach for the whole window. The boxes are taken in a frame moving with the
         // surfaces' mean motion (the module documentation says why).
         let slack = 1.5 * skin + 0.5 * self.margin;
         let paths = &c.paths;
         let frame = Path::mean(paths, &self.vertices);
         c.boxes.clear();
-        c.boxes.par_extend(paths.par_iter().with_min_len(1024).map(|p| {
+        c.boxes.par_extend(paths.par_iter().enumerate().with_min_len(1024).map(|(i, p)| {
             // The path relative to the frame, stepped substep by substep in SIMD lanes: its
             // `start(n)` grows by `v + n·a` a substep, and `end(n)` is `start(n) + δ + n·a`.
             let (v, d, a) = (p.velocity - frame.velocity, p.step - frame.step, p.acceleration - frame.acceleration);
@@ -221,7 +222,9 @@ impl Surfaces {
                 hi = hi.max(start).max(end);
             }
             let grow = Vec3A::splat(d.length() + last * a.length() + slack);
-            (Vec3::from(lo - grow), Vec3::from(hi + grow))
+            // And by the vertex's radius, which every test of its box adds.
+            let radius = Vec3::splat(self.radius[self.vertex_body[i] as usize]);
+            (Vec3::from(lo - grow) - radius, Vec3::from(hi + grow) + radius)
         }));
         let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
@@ -258,10 +261,8 @@ impl Surfaces {
     /// keeping the pairs whose boxes along their paths overlap, within the window's bound
     /// and allowed by the filters.
     fn test_leaf_pair(&self, c: &Candidates, filter: &FilterTable, skin: f32, out: &mut Found, pair: LeafPair) {
-        let grown = |i: u32, r: f32| {
-            let (lo, hi) = c.boxes[i as usize];
-            (lo - Vec3::splat(r), hi + Vec3::splat(r))
-        };
+        // The vertices' boxes hold their radii already.
+        let grown = |i: u32| c.boxes[i as usize];
         let overlap = |a: (Vec3, Vec3), b: (Vec3, Vec3)| a.0.cmple(b.1).all() && b.0.cmple(a.1).all();
         for side in 0..2 {
             let t = pair.triangles[1 - side];
@@ -273,7 +274,7 @@ impl Surfaces {
                     continue;
                 }
                 let rv = self.radius[self.vertex_body[v as usize] as usize];
-                if !overlap(grown(v, rv), tri_box) {
+                if !overlap(grown(v), tri_box) {
                     continue;
                 }
                 let p = c.paths[v as usize].base;
@@ -290,8 +291,7 @@ impl Surfaces {
         }
         let edge_box = |e: u32| {
             let [i, j] = self.edges[e as usize];
-            let r = self.radius[self.edge_body[e as usize] as usize];
-            let ((l0, h0), (l1, h1)) = (grown(i, r), grown(j, r));
+            let ((l0, h0), (l1, h1)) = (grown(i), grown(j));
             (l0.min(l1), h0.max(h1))
         };
         for &ea in &pair.edges[0] {

@@ -754,8 +754,8 @@ impl ConeTree {
 
     /// Refits every node to the window: `paths[i]` (every global vertex's predicted
     /// path, which the check lets stray by `stray`) and `boxes[i]` (its box along the
-    /// path, grown by its share of the reach), `keep` per body the thickness plus margin
-    /// plus three skins (what the cone test must beat).
+    /// path, grown by its share of the reach and its radius), `keep` per body the
+    /// thickness plus margin plus three skins (what the cone test must beat).
     pub(super) fn refit(&mut self, s: &Surfaces, paths: &[Path], stray: f32, boxes: &[(Vec3, Vec3)], keep: &[f32]) {
         let mut bounds = std::mem::take(&mut self.bounds);
         let mut leaves = std::mem::take(&mut self.leaves);
@@ -886,7 +886,7 @@ struct Leaves<'a> {
     paths: &'a [Path],
     /// How far the check lets a vertex stray from its path.
     stray: f32,
-    /// Every vertex's box along its path, grown by its share of the reach.
+    /// Every vertex's box along its path, grown by its share of the reach and its radius.
     boxes: &'a [(Vec3, Vec3)],
     /// Per body, what the cone test must beat (the thickness, margin and three skins).
     keep: &'a [f32],
@@ -976,9 +976,8 @@ fn leaf_bounds(s: &Surfaces, leaf: &Leaves, first: usize, out: &mut [Bound], tri
             let body = s.vertex_body[corners[0] as usize] as usize;
             let corner_box = |j: usize| leaf.boxes[corners[j] as usize];
             let (b0, b1) = (corner_box(0), corner_box(1));
-            let grow = Vec3::splat(s.radius[body]);
-            let shared = (b0.0.min(b1.0) - grow, b0.1.max(b1.1) + grow);
-            let triangle_box = |(lo, hi): (Vec3, Vec3)| (shared.0.min(lo - grow), shared.1.max(hi + grow));
+            let shared = (b0.0.min(b1.0), b0.1.max(b1.1));
+            let triangle_box = |(lo, hi): (Vec3, Vec3)| (shared.0.min(lo), shared.1.max(hi));
             let (first, second) = (triangle_box(corner_box(2)), triangle_box(corner_box(3)));
             triangle_boxes[l] = [first, second];
             *bound = Bound {
@@ -1067,12 +1066,11 @@ mod tests {
         tris: &[u32],
     ) -> (Bound, Vec<(Vec3, Vec3)>) {
         let body = s.tri_body[tris[0] as usize] as usize;
-        let grow = Vec3::splat(s.radius[body]);
         let corners: Vec<u32> = tris.iter().flat_map(|&t| s.triangles[t as usize]).collect();
         let own: Vec<(Vec3, Vec3)> = (tris.iter())
             .map(|&t| {
                 let [b0, b1, b2] = s.triangles[t as usize].map(|i| boxes[i as usize]);
-                (b0.0.min(b1.0).min(b2.0) - grow, b0.1.max(b1.1).max(b2.1) + grow)
+                (b0.0.min(b1.0).min(b2.0), b0.1.max(b1.1).max(b2.1))
             })
             .collect();
         let span = |f: &dyn Fn(&Sampled) -> Vec3| {
