@@ -242,6 +242,9 @@ pub(super) struct ConeTree {
     /// adjacent_start[a + 1]]` lists the higher nodes paired with node `a`.
     adjacent_start: Vec<u32>,
     adjacent: Vec<u32>,
+    /// Every vertex's triangles: `star[star_start[v]..star_start[v + 1]]`.
+    star_start: Vec<u32>,
+    star: Vec<u32>,
     /// Whether smooth regions are skipped (off: a plain BVH, for tests).
     pub(super) cones: bool,
 }
@@ -400,6 +403,21 @@ impl ConeTree {
                     vertex_owner[v as usize] = t as u32;
                     tree.owned_vertices[t][j] = v;
                 }
+            }
+        }
+        tree.star_start = vec![0; rest.len() + 1];
+        for &v in tris.iter().flatten() {
+            tree.star_start[v as usize + 1] += 1;
+        }
+        for v in 0..rest.len() {
+            tree.star_start[v + 1] += tree.star_start[v];
+        }
+        let mut fill = tree.star_start.clone();
+        tree.star = vec![0; tris.len() * 3];
+        for (t, tri) in tris.iter().enumerate() {
+            for &v in tri {
+                tree.star[fill[v as usize] as usize] = t as u32;
+                fill[v as usize] += 1;
             }
         }
         tree.owned_edges = vec![[NONE; 3]; tris.len()];
@@ -725,9 +743,47 @@ impl ConeTree {
     }
 
     /// Triangle `t`'s box at the last refit.
-    fn triangle_box(&self, t: u32) -> (Vec3, Vec3) {
+    pub(super) fn triangle_box(&self, t: u32) -> (Vec3, Vec3) {
         let leaf = &self.nodes[self.leaf_of[t as usize] as usize];
         self.triangle_boxes[leaf.leaf as usize][usize::from(self.order[leaf.first as usize] != t)]
+    }
+
+    /// Vertex `v`'s triangles.
+    pub(super) fn star(&self, v: u32) -> &[u32] {
+        &self.star[self.star_start[v as usize] as usize..self.star_start[v as usize + 1] as usize]
+    }
+
+    /// Appends to `out` every triangle whose box at the last refit overlaps `(lo, hi)`
+    /// (boxes only: no cone skips a pair).
+    pub(super) fn near_triangles(&self, lo: Vec3, hi: Vec3, out: &mut Vec<u32>) {
+        let query = Bound { lo, hi, ..Default::default() };
+        let mut stack: Vec<u32> = self.roots.iter().map(|&(_, root)| root).collect();
+        while let Some(n) = stack.pop() {
+            if !overlap(&self.bounds[n as usize], &query) {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            if node.left != NONE {
+                stack.push(node.left);
+                stack.push(node.right);
+                continue;
+            }
+            for (&t, b) in self.run(node).iter().zip(&self.triangle_boxes[node.leaf as usize]) {
+                if b.0.cmple(hi).all() && lo.cmple(b.1).all() {
+                    out.push(t);
+                }
+            }
+        }
+    }
+
+    /// Triangles `t1` and `t2`, with boxes `boxes`, as a pair for the leaf test.
+    pub(super) fn pair_of(&self, t1: u32, t2: u32, boxes: [(Vec3, Vec3); 2]) -> LeafPair {
+        LeafPair {
+            triangles: [t1, t2],
+            boxes,
+            vertices: [self.owned_vertices[t1 as usize], self.owned_vertices[t2 as usize]],
+            edges: [self.owned_edges[t1 as usize], self.owned_edges[t2 as usize]],
+        }
     }
 
     /// Whether nodes `a` and `b` of one body (parts of node `origin`) are skipped against
@@ -825,15 +881,7 @@ impl ConeTree {
     }
 
     fn leaf_pair<F: Fn(&mut Found, LeafPair)>(&self, out: &mut Found, t1: u32, t2: u32, test: &F) {
-        test(
-            out,
-            LeafPair {
-                triangles: [t1, t2],
-                boxes: [self.triangle_box(t1), self.triangle_box(t2)],
-                vertices: [self.owned_vertices[t1 as usize], self.owned_vertices[t2 as usize]],
-                edges: [self.owned_edges[t1 as usize], self.owned_edges[t2 as usize]],
-            },
-        );
+        test(out, self.pair_of(t1, t2, [self.triangle_box(t1), self.triangle_box(t2)]));
     }
 
     fn self_parallel<F: Fn(&mut Found, LeafPair) + Sync>(&self, root: u32, test: &F) -> Found {
