@@ -540,20 +540,48 @@ pub(super) mod tests {
         }
     }
 
-    /// A few vertices that jump by several skins inside a window (three of the upper
-    /// sheet's, 2 mm up and back every 7 substeps) are repaired, not rebuilt, and the
-    /// repaired lists still find every contact.
-    #[test]
-    fn a_few_strays_are_repaired() {
+    /// Two 9 × 9 sheets, the upper 2 cm above the lower: their surfaces twice (for kept
+    /// lists and for lists built afresh every substep), the filters and the rest positions.
+    fn two_sheets() -> (Surfaces, Surfaces, FilterTable, Vec<Vec3>) {
         let scene = Scene {
             bodies: vec![sheet("lower", Vec3::ZERO), sheet("upper", Vec3::new(0.0, 0.0, 0.02))],
             ..Default::default()
         };
         let ranges = [0..81, 81..162];
         let self_contact = SelfContact { surfaces: true, volumes: false };
-        let (mut kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-        let (mut fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-        let rest: Vec<Vec3> = scene.bodies.iter().flat_map(|b| b.positions.clone()).collect();
+        let (kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let (fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
+        let rest = scene.bodies.iter().flat_map(|b| b.positions.clone()).collect();
+        (kept, fresh, filter, rest)
+    }
+
+    /// Detects substep (`x_prev`, `x`) with the kept lists and with lists built afresh,
+    /// asserts that both find the contacts of every pair, and returns whether any touch.
+    fn same_contacts(
+        kept: &mut Surfaces,
+        fresh: &mut Surfaces,
+        filter: &FilterTable,
+        x_prev: &[Vec3],
+        x: &[Vec3],
+        what: &str,
+    ) -> bool {
+        let w = vec![1.0; x.len()];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        kept.detect(x, x_prev, &w, filter, &mut a);
+        fresh.candidates.invalidate();
+        fresh.detect(x, x_prev, &w, filter, &mut b);
+        assert!(same(&a, &b), "{what}: {} kept contacts, {} from scratch", a.len(), b.len());
+        let all = every_pair(kept, filter, x, x_prev, &w);
+        assert!(same(&a, &all), "{what}: {} kept contacts, {} of all pairs", a.len(), all.len());
+        !a.is_empty()
+    }
+
+    /// A few vertices that jump by several skins inside a window (three of the upper
+    /// sheet's, 2 mm up and back every 7 substeps) are repaired, not rebuilt, and the
+    /// repaired lists still find every contact.
+    #[test]
+    fn a_few_strays_are_repaired() {
+        let (mut kept, mut fresh, filter, rest) = two_sheets();
         let kicked = |k: usize| {
             let mut p = pose(&rest, k, 0.0, Vec3::ZERO);
             for i in [120, 121, 130] {
@@ -561,18 +589,11 @@ pub(super) mod tests {
             }
             p
         };
-        let w = vec![1.0; rest.len()];
-        let (mut a, mut b) = (Vec::new(), Vec::new());
         let mut touching = 0;
         for k in 0..80 {
             let (x_prev, x) = (kicked(k), kicked(k + 1));
-            kept.detect(&x, &x_prev, &w, &filter, &mut a);
-            fresh.candidates.invalidate();
-            fresh.detect(&x, &x_prev, &w, &filter, &mut b);
-            assert!(same(&a, &b), "substep {k}: {} kept contacts, {} from scratch", a.len(), b.len());
-            let all = every_pair(&kept, &filter, &x, &x_prev, &w);
-            assert!(same(&a, &all), "substep {k}: {} kept contacts, {} of all pairs", a.len(), all.len());
-            touching += usize::from(!a.is_empty());
+            touching +=
+                usize::from(same_contacts(&mut kept, &mut fresh, &filter, &x_prev, &x, &format!("substep {k}")));
         }
         assert!(touching > 20, "the sheets touch in {touching} substeps only: the test shows nothing");
         let (builds, repairs) = (kept.candidates.builds, kept.candidates.repairs);
@@ -581,30 +602,15 @@ pub(super) mod tests {
     }
 
     fn kept_lists_hold(drift: Vec3) {
-        let scene = Scene {
-            bodies: vec![sheet("lower", Vec3::ZERO), sheet("upper", Vec3::new(0.0, 0.0, 0.02))],
-            ..Default::default()
-        };
-        let ranges = [0..81, 81..162];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
-        let (mut kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-        let (mut fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
-        let rest: Vec<Vec3> = scene.bodies.iter().flat_map(|b| b.positions.clone()).collect();
-        let w = vec![1.0; rest.len()];
-        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut kept, mut fresh, filter, rest) = two_sheets();
         let (mut touching, mut steps, mut smooth_builds) = (0, 0, 0);
         for k in 0..160 {
             if k == 80 {
                 smooth_builds = kept.candidates.builds;
             }
             let (x_prev, x) = (pose(&rest, k, 0.003, drift), pose(&rest, k + 1, 0.003, drift));
-            kept.detect(&x, &x_prev, &w, &filter, &mut a);
-            fresh.candidates.invalidate();
-            fresh.detect(&x, &x_prev, &w, &filter, &mut b);
-            assert!(same(&a, &b), "{drift}, substep {k}: {} kept contacts, {} from scratch", a.len(), b.len());
-            let all = every_pair(&kept, &filter, &x, &x_prev, &w);
-            assert!(same(&a, &all), "{drift}, substep {k}: {} kept contacts, {} of all pairs", a.len(), all.len());
-            touching += usize::from(!a.is_empty());
+            let what = format!("{drift}, substep {k}");
+            touching += usize::from(same_contacts(&mut kept, &mut fresh, &filter, &x_prev, &x, &what));
             steps += 1;
         }
         assert!(touching > 80, "the sheets touch in {touching} substeps only: the test shows nothing");
