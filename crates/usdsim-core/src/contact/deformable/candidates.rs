@@ -46,7 +46,7 @@
 //! contacts, and the bake, are the same whenever the list was built; a resumed bake
 //! (which starts with no list) stays byte-identical to an uninterrupted one.
 
-use super::cone_tree::{Found, LeafPair, NONE};
+use super::cone_tree::{boxes_overlap, Found, LeafPair, NONE};
 use super::Surfaces;
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
@@ -126,6 +126,13 @@ impl Path {
     pub(super) fn end(&self, n: f32) -> Vec3 {
         self.start(n) + self.step + self.acceleration * n
     }
+
+    /// Whether a vertex that starts substep `n` at `start` and is predicted to end it at
+    /// `end` is within `half` (half the skin) of this path at both (the lists' check).
+    /// Written so that a NaN anywhere fails it.
+    fn holds(&self, n: f32, start: Vec3, end: Vec3, half: f32) -> bool {
+        (start - self.start(n)).length() <= half && (end - self.end(n)).length() <= half
+    }
 }
 
 /// The pairs a substep tests, and what they were built from.
@@ -166,11 +173,10 @@ impl Candidates {
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
         let paths = &self.paths;
-        vertices.par_iter().with_min_len(1024).all(|&v| {
-            let i = v as usize;
-            // Written so that a NaN anywhere fails the check.
-            (x_prev[i] - paths[i].start(n)).length() <= half && (x[i] - paths[i].end(n)).length() <= half
-        })
+        vertices
+            .par_iter()
+            .with_min_len(1024)
+            .all(|&v| paths[v as usize].holds(n, x_prev[v as usize], x[v as usize], half))
     }
 
     /// Remembers this substep's start for the next build's velocity and acceleration.
@@ -301,8 +307,8 @@ impl Surfaces {
         let (k, half) = (c.served as f32, 0.5 * skin);
         let mut strays = Vec::new();
         for &v in &self.vertices {
-            let (i, p) = (v as usize, &c.paths[v as usize]);
-            if !((x_prev[i] - p.start(k)).length() <= half && (x[i] - p.end(k)).length() <= half) {
+            let i = v as usize;
+            if !c.paths[i].holds(k, x_prev[i], x[i], half) {
                 strays.push(v);
                 if strays.len() > REPAIR_STRAYS {
                     return false;
@@ -377,8 +383,7 @@ impl Surfaces {
     /// and allowed by the filters.
     fn test_leaf_pair(&self, c: &Candidates, filter: &FilterTable, skin: f32, out: &mut Found, pair: LeafPair) {
         // The vertices' boxes hold their radii already.
-        let grown = |i: u32| c.boxes[i as usize];
-        let overlap = |a: (Vec3, Vec3), b: (Vec3, Vec3)| a.0.cmple(b.1).all() && b.0.cmple(a.1).all();
+        let box_of = |i: u32| c.boxes[i as usize];
         for side in 0..2 {
             let t = pair.triangles[1 - side];
             let tri = self.triangles[t as usize];
@@ -389,7 +394,7 @@ impl Surfaces {
                     continue;
                 }
                 let rv = self.radius[self.vertex_body[v as usize] as usize];
-                if !overlap(grown(v), tri_box) {
+                if !boxes_overlap(box_of(v), tri_box) {
                     continue;
                 }
                 let p = c.paths[v as usize].base;
@@ -406,7 +411,7 @@ impl Surfaces {
         }
         let edge_box = |e: u32| {
             let [i, j] = self.edges[e as usize];
-            let ((l0, h0), (l1, h1)) = (grown(i), grown(j));
+            let ((l0, h0), (l1, h1)) = (box_of(i), box_of(j));
             (l0.min(l1), h0.max(h1))
         };
         for &ea in &pair.edges[0] {
@@ -420,7 +425,7 @@ impl Surfaces {
                     continue;
                 }
                 let b = self.edges[eb as usize];
-                if a.iter().any(|v| b.contains(v)) || !overlap(abox, edge_box(eb)) {
+                if a.iter().any(|v| b.contains(v)) || !boxes_overlap(abox, edge_box(eb)) {
                     continue;
                 }
                 // Lower edge first, as every other test of the pair computes it.

@@ -175,8 +175,13 @@ fn smooth(b: &Bound) -> bool {
     b.cos > 0.0 && b.altitude * b.cos > b.keep + spread
 }
 
+/// Whether boxes `a` and `b` (low, high) overlap.
+pub(super) fn boxes_overlap(a: (Vec3, Vec3), b: (Vec3, Vec3)) -> bool {
+    a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
+}
+
 fn overlap(a: &Bound, b: &Bound) -> bool {
-    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
+    boxes_overlap((a.lo, a.hi), (b.lo, b.hi))
 }
 
 /// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
@@ -735,7 +740,7 @@ impl ConeTree {
         let (boxes_a, boxes_b) = (&self.triangle_boxes[na.leaf as usize], &self.triangle_boxes[nb.leaf as usize]);
         for (&ta, ba) in self.run(na).iter().zip(boxes_a) {
             for (&tb, bb) in self.run(nb).iter().zip(boxes_b) {
-                if ba.0.cmple(bb.1).all() && bb.0.cmple(ba.1).all() {
+                if boxes_overlap(*ba, *bb) {
                     leaf_pair(origin, ta, tb);
                 }
             }
@@ -756,10 +761,10 @@ impl ConeTree {
     /// Appends to `out` every triangle whose box at the last refit overlaps `(lo, hi)`
     /// (boxes only: no cone skips a pair).
     pub(super) fn near_triangles(&self, lo: Vec3, hi: Vec3, out: &mut Vec<u32>) {
-        let query = Bound { lo, hi, ..Default::default() };
         let mut stack: Vec<u32> = self.roots.iter().map(|&(_, root)| root).collect();
         while let Some(n) = stack.pop() {
-            if !overlap(&self.bounds[n as usize], &query) {
+            let bound = &self.bounds[n as usize];
+            if !boxes_overlap((bound.lo, bound.hi), (lo, hi)) {
                 continue;
             }
             let node = &self.nodes[n as usize];
@@ -768,8 +773,8 @@ impl ConeTree {
                 stack.push(node.right);
                 continue;
             }
-            for (&t, b) in self.run(node).iter().zip(&self.triangle_boxes[node.leaf as usize]) {
-                if b.0.cmple(hi).all() && lo.cmple(b.1).all() {
+            for (&t, &b) in self.run(node).iter().zip(&self.triangle_boxes[node.leaf as usize]) {
+                if boxes_overlap(b, (lo, hi)) {
                     out.push(t);
                 }
             }
