@@ -68,8 +68,10 @@ const REPAIR_STRAYS: usize = 8;
 /// before the list is rebuilt. Three skins are part of what the cone test must beat.
 const SKIN_MARGINS: f32 = 0.5;
 
-/// One vertex's predicted motion from the build: constant acceleration.
+/// One vertex's predicted motion from the build: constant acceleration. Laid out as
+/// twelve f32 in field order, which the refit's lane gather reads directly.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(super) struct Path {
     /// Start of the substep of the build, `B`.
     pub(super) base: Vec3,
@@ -364,16 +366,19 @@ impl Surfaces {
     /// keeps it (module documentation), from its closest vertices' paths `a` and `b`.
     fn reach_bound(&self, a: &[u32], b: &[u32], paths: &[Path], skin: f32) -> f32 {
         let last = (WINDOW - 1) as f32;
+        // Largest squared differences, one root each: the square root is monotone and
+        // correctly rounded, so this is the largest of the lengths, bit for bit.
         let (mut dv, mut dd, mut da) = (0.0f32, 0.0f32, 0.0f32);
         for &i in a {
             let p = &paths[i as usize];
             for &j in b {
                 let q = &paths[j as usize];
-                dv = dv.max((p.velocity - q.velocity).length());
-                dd = dd.max((p.step - q.step).length());
-                da = da.max((p.acceleration - q.acceleration).length());
+                dv = dv.max((p.velocity - q.velocity).length_squared());
+                dd = dd.max((p.step - q.step).length_squared());
+                da = da.max((p.acceleration - q.acceleration).length_squared());
             }
         }
+        let (dv, dd, da) = (dv.sqrt(), dd.sqrt(), da.sqrt());
         self.margin + 3.0 * skin + last * dv + 2.0 * dd + (0.5 * last * (last + 1.0) + 2.0 * last) * da
     }
 

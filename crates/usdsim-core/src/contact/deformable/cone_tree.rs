@@ -43,7 +43,7 @@ use super::Surfaces;
 use crate::constraint::lanes::{Vec3x8, LANES};
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use wide::f32x8;
@@ -84,13 +84,15 @@ struct Node {
 }
 
 /// What a refit knows of a node over the window.
+/// Its vectors are 16-byte lanes (`Vec3A`), so that a merge or an overlap test is one
+/// instruction an axis triple.
 #[derive(Clone, Copy, Debug)]
 struct Bound {
-    lo: Vec3,
-    hi: Vec3,
+    lo: Vec3A,
+    hi: Vec3A,
     /// Normal cone: axis and the cosine and sine of its half-angle (widened by the
     /// path's tolerance); a cosine of zero or less holds every direction.
-    axis: Vec3,
+    axis: Vec3A,
     cos: f32,
     sin: f32,
     /// Smallest triangle altitude at the samples.
@@ -100,22 +102,22 @@ struct Bound {
     keep: f32,
     /// Boxes (low, high) of the inertial steps `δ` and of the accelerations `a` of the
     /// node's vertices: their diagonals bound `|Δδ|` and `|Δa|` for any two of them.
-    steps: (Vec3, Vec3),
-    accelerations: (Vec3, Vec3),
+    steps: (Vec3A, Vec3A),
+    accelerations: (Vec3A, Vec3A),
 }
 
 impl Default for Bound {
     fn default() -> Self {
         Bound {
-            lo: Vec3::ZERO,
-            hi: Vec3::ZERO,
-            axis: Vec3::Z,
+            lo: Vec3A::ZERO,
+            hi: Vec3A::ZERO,
+            axis: Vec3A::Z,
             cos: 0.0,
             sin: 1.0,
             altitude: 0.0,
             keep: 0.0,
-            steps: (Vec3::ZERO, Vec3::ZERO),
-            accelerations: (Vec3::ZERO, Vec3::ZERO),
+            steps: (Vec3A::ZERO, Vec3A::ZERO),
+            accelerations: (Vec3A::ZERO, Vec3A::ZERO),
         }
     }
 }
@@ -124,8 +126,8 @@ impl Default for Bound {
 /// wide one: the bisector of the axes, opened by half the angle between them beyond
 /// the wider cone (no more than 1.5 times the smallest such cone's angle, and free of
 /// trigonometry: a refit merges every node).
-fn merge_cones(a: (Vec3, f32, f32), b: (Vec3, f32, f32)) -> (Vec3, f32, f32) {
-    const WIDE: (Vec3, f32, f32) = (Vec3::Z, 0.0, 1.0);
+fn merge_cones(a: (Vec3A, f32, f32), b: (Vec3A, f32, f32)) -> (Vec3A, f32, f32) {
+    const WIDE: (Vec3A, f32, f32) = (Vec3A::Z, 0.0, 1.0);
     if a.1 <= 0.0 || b.1 <= 0.0 {
         return WIDE;
     }
@@ -181,20 +183,94 @@ pub(super) fn boxes_overlap(a: (Vec3, Vec3), b: (Vec3, Vec3)) -> bool {
 }
 
 fn overlap(a: &Bound, b: &Bound) -> bool {
-    boxes_overlap((a.lo, a.hi), (b.lo, b.hi))
+    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
 }
 
 /// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
 /// acceleration, x, y and z each.
 const FLAT: usize = 12;
 
-/// Writes path `p`'s fields into lane `l` of `fields`, one field a row (written out,
-/// so that no row is built in between).
-fn put(p: &Path, fields: &mut [[f32; LANES]; FLAT], l: usize) {
-    for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
-        fields[3 * k][l] = v.x;
-        fields[3 * k + 1][l] = v.y;
-        fields[3 * k + 2][l] = v.z;
+const _: () = assert!(std::mem::size_of::<Path>() == FLAT * 4);
+
+/// The paths of vertices `idx`, one field a row of lanes (row `3k + d` is axis `d` of
+/// the path's `k`-th field, lane `l` vertex `idx[l]`): the leaf bounds' gather.
+///
+/// With AVX each path is two loads (its first eight floats and its last four) and the
+/// rows come out of an in-register transpose; the portable form writes each float into
+/// a lane array. Both move the same floats, so the bounds are the same bits.
+#[inline(always)]
+fn path_lanes(paths: &[Path], idx: [u32; LANES]) -> [f32x8; FLAT] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    {
+        use std::arch::x86_64::*;
+        let at = |l: usize| &paths[idx[l] as usize] as *const Path as *const f32;
+        // SAFETY: AVX is enabled at compile time (this block's cfg); every pointer is a
+        // whole `Path`, twelve f32 in order (`repr(C)`, asserted above), so the eight
+        // floats from its start and the four from its ninth are inside it.
+        unsafe {
+            let r: [__m256; 8] = std::array::from_fn(|l| _mm256_loadu_ps(at(l)));
+            // Rows (0, 1), (2, 3), (4, 5) and (6, 7) interleaved, low and high pairs.
+            let t: [__m256; 8] = std::array::from_fn(|k| {
+                let (a, b) = (r[2 * (k / 2)], r[2 * (k / 2) + 1]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_ps(a, b)
+                } else {
+                    _mm256_unpackhi_ps(a, b)
+                }
+            });
+            // Fields (0, 4), (1, 5), (2, 6), (3, 7) of rows 0-3 in u[0..4], of rows 4-7 in
+            // u[4..8], one field a 128-bit half.
+            let q = |a: __m256, b: __m256, hi: bool| {
+                if hi {
+                    _mm256_shuffle_ps::<0xEE>(a, b)
+                } else {
+                    _mm256_shuffle_ps::<0x44>(a, b)
+                }
+            };
+            let u = [
+                q(t[0], t[2], false),
+                q(t[0], t[2], true),
+                q(t[1], t[3], false),
+                q(t[1], t[3], true),
+                q(t[4], t[6], false),
+                q(t[4], t[6], true),
+                q(t[5], t[7], false),
+                q(t[5], t[7], true),
+            ];
+            let s: [__m128; 8] = std::array::from_fn(|l| _mm_loadu_ps(at(l).add(8)));
+            let w: [__m256; 4] = std::array::from_fn(|k| _mm256_set_m128(s[k + 4], s[k]));
+            let (a0, a1) = (_mm256_unpacklo_ps(w[0], w[1]), _mm256_unpackhi_ps(w[0], w[1]));
+            let (a2, a3) = (_mm256_unpacklo_ps(w[2], w[3]), _mm256_unpackhi_ps(w[2], w[3]));
+            let rows: [__m256; FLAT] = [
+                _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x20>(u[3], u[7]),
+                _mm256_permute2f128_ps::<0x31>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
+                q(a0, a2, false),
+                q(a0, a2, true),
+                q(a1, a3, false),
+                q(a1, a3, true),
+            ];
+            // SAFETY: f32x8 is 32 bytes holding the eight lanes in order, as __m256 is.
+            rows.map(|v| std::mem::transmute::<__m256, f32x8>(v))
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    {
+        let mut fields = [[0.0f32; LANES]; FLAT];
+        for (l, &i) in idx.iter().enumerate() {
+            let p = &paths[i as usize];
+            for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
+                fields[3 * k][l] = v.x;
+                fields[3 * k + 1][l] = v.y;
+                fields[3 * k + 2][l] = v.z;
+            }
+        }
+        fields.map(f32x8::from)
     }
 }
 
@@ -549,7 +625,7 @@ impl ConeTree {
             let node = tree.nodes[n];
             tree.bounds[n] = if node.left == NONE {
                 let [a, b] = tree.triangle_boxes[node.leaf as usize];
-                Bound { lo: a.0.min(b.0), hi: a.1.max(b.1), ..Default::default() }
+                Bound { lo: a.0.min(b.0).into(), hi: a.1.max(b.1).into(), ..Default::default() }
             } else {
                 merge(&tree.bounds[node.left as usize], &tree.bounds[node.right as usize])
             };
@@ -764,7 +840,7 @@ impl ConeTree {
         let mut stack: Vec<u32> = self.roots.iter().map(|&(_, root)| root).collect();
         while let Some(n) = stack.pop() {
             let bound = &self.bounds[n as usize];
-            if !boxes_overlap((bound.lo, bound.hi), (lo, hi)) {
+            if !boxes_overlap((bound.lo.into(), bound.hi.into()), (lo, hi)) {
                 continue;
             }
             let node = &self.nodes[n as usize];
@@ -961,19 +1037,20 @@ fn leaf_bounds(s: &Surfaces, leaf: &Leaves, first: usize, out: &mut [Bound], tri
     for (chunk, (bounds, triangle_boxes)) in out.chunks_mut(LANES).zip(triangle_boxes.chunks_mut(LANES)).enumerate() {
         let base = first + chunk * LANES;
         // Lane `l` holds leaf `base + l` (the last batch repeats its last leaf);
-        // `g[j][f]` is field `f` of corner `j` (`put`) in every lane.
-        let mut g = [[[0.0f32; LANES]; FLAT]; 4];
+        // `g[j][f]` is field `f` of corner `j` (`path_lanes`) in every lane.
         let mut sign = [1.0f32; LANES];
+        let mut corners = [[0u32; LANES]; 4];
         for (l, sign) in sign.iter_mut().enumerate() {
             let k = base + l.min(bounds.len() - 1);
-            for (j, fields) in g.iter_mut().enumerate() {
-                put(&leaf.paths[leaf.corners[k][j] as usize], fields, l);
+            for (j, corner) in corners.iter_mut().enumerate() {
+                corner[l] = leaf.corners[k][j];
             }
             if leaf.flipped[k] {
                 *sign = -1.0;
             }
         }
-        let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f].into(), y: g[j][f + 1].into(), z: g[j][f + 2].into() };
+        let g = corners.map(|idx| path_lanes(leaf.paths, idx));
+        let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f], y: g[j][f + 1], z: g[j][f + 2] };
         let length = |v: Vec3x8| v.length_squared().sqrt();
         let steps: [Vec3x8; 4] = std::array::from_fn(|j| vec(j, 6));
         let accelerations: [Vec3x8; 4] = std::array::from_fn(|j| vec(j, 9));
@@ -1034,14 +1111,14 @@ fn leaf_bounds(s: &Surfaces, leaf: &Leaves, first: usize, out: &mut [Bound], tri
             let (first, second) = (triangle_box(corner_box(2)), triangle_box(corner_box(3)));
             triangle_boxes[l] = [first, second];
             *bound = Bound {
-                lo: first.0.min(second.0),
-                hi: first.1.max(second.1),
-                steps: (steps.0.lane(l), steps.1.lane(l)),
-                accelerations: (accelerations.0.lane(l), accelerations.1.lane(l)),
+                lo: first.0.min(second.0).into(),
+                hi: first.1.max(second.1).into(),
+                steps: (steps.0.lane(l).into(), steps.1.lane(l).into()),
+                accelerations: (accelerations.0.lane(l).into(), accelerations.1.lane(l).into()),
                 ..Default::default()
             };
             if valid & (1 << l) != 0 {
-                bound.axis = axis.lane(l);
+                bound.axis = axis.lane(l).into();
                 bound.cos = cos.as_array()[l];
                 bound.sin = sin.as_array()[l];
                 bound.altitude = h.as_array()[l];
@@ -1128,11 +1205,12 @@ mod tests {
             .collect();
         let span = |f: &dyn Fn(&Sampled) -> Vec3| {
             let all = corners.iter().map(|&i| f(&vertex[i as usize]));
-            all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+            let (lo, hi) = all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            (glam::Vec3A::from(lo), glam::Vec3A::from(hi))
         };
         let mut bound = Bound {
-            lo: own.iter().fold(Vec3::INFINITY, |m, b| m.min(b.0)),
-            hi: own.iter().fold(Vec3::NEG_INFINITY, |m, b| m.max(b.1)),
+            lo: own.iter().fold(Vec3::INFINITY, |m: Vec3, b| m.min(b.0)).into(),
+            hi: own.iter().fold(Vec3::NEG_INFINITY, |m: Vec3, b| m.max(b.1)).into(),
             steps: span(&|v| v.step),
             accelerations: span(&|v| v.acceleration),
             ..Default::default()
@@ -1163,7 +1241,7 @@ mod tests {
         // (Widening by `τ` through `sin τ ≤ τ`, `cos τ ≥ √(1 − τ²)`.)
         let tolerance = (2.0 * stray / h.max(1e-12) + 0.05).min(1.0);
         let (ct, st) = ((1.0 - tolerance * tolerance).sqrt(), tolerance);
-        bound.axis = axis;
+        bound.axis = axis.into();
         bound.cos = cos * ct - sin * st;
         bound.sin = sin * ct + cos * st;
         bound.altitude = h;
@@ -1282,7 +1360,8 @@ mod tests {
             };
             let (a, b) = (axis(&mut next), axis(&mut next));
             let (alpha, beta) = (0.8 * next(), 0.8 * next());
-            let (m, cos, sin) = merge_cones((a, alpha.cos(), alpha.sin()), (b, beta.cos(), beta.sin()));
+            let (m, cos, sin) = merge_cones((a.into(), alpha.cos(), alpha.sin()), (b.into(), beta.cos(), beta.sin()));
+            let m = Vec3::from(m);
             assert!((cos * cos + sin * sin - 1.0).abs() < 1e-4);
             if cos <= 0.0 {
                 continue;
