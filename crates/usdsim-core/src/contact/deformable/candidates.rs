@@ -48,10 +48,12 @@
 
 use super::cone_tree::{boxes_overlap, Found, LeafPair, NONE};
 use super::Surfaces;
+use crate::constraint::lanes::{Vec3x8, LANES};
 use crate::contact::filter_table::FilterTable;
 use crate::mesh::closest::{closest_point, closest_segment_params, point};
-use glam::{Vec3, Vec3A};
+use glam::Vec3;
 use rayon::prelude::*;
+use wide::f32x8;
 
 /// Substeps one list may serve. A longer window grows the bound, and with it the list
 /// and the boxes the build searches; it also grows the motion the cone test must beat
@@ -137,6 +139,94 @@ impl Path {
     }
 }
 
+/// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
+/// acceleration, x, y and z each.
+pub(super) const FLAT: usize = 12;
+
+const _: () = assert!(std::mem::size_of::<Path>() == FLAT * 4);
+
+/// The paths of vertices `idx`, one field a row of lanes (row `3k + d` is axis `d` of
+/// the path's `k`-th field, lane `l` vertex `idx[l]`): the leaf bounds' gather.
+///
+/// With AVX each path is two loads (its first eight floats and its last four) and the
+/// rows come out of an in-register transpose; the portable form writes each float into
+/// a lane array. Both move the same floats, so the boxes and bounds are the same bits.
+#[inline(always)]
+pub(super) fn path_lanes(paths: &[Path], idx: [u32; LANES]) -> [f32x8; FLAT] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    {
+        use std::arch::x86_64::*;
+        let at = |l: usize| &paths[idx[l] as usize] as *const Path as *const f32;
+        // SAFETY: AVX is enabled at compile time (this block's cfg); every pointer is a
+        // whole `Path`, twelve f32 in order (`repr(C)`, asserted above), so the eight
+        // floats from its start and the four from its ninth are inside it.
+        unsafe {
+            let r: [__m256; 8] = std::array::from_fn(|l| _mm256_loadu_ps(at(l)));
+            // Rows (0, 1), (2, 3), (4, 5) and (6, 7) interleaved, low and high pairs.
+            let t: [__m256; 8] = std::array::from_fn(|k| {
+                let (a, b) = (r[2 * (k / 2)], r[2 * (k / 2) + 1]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_ps(a, b)
+                } else {
+                    _mm256_unpackhi_ps(a, b)
+                }
+            });
+            // Fields (0, 4), (1, 5), (2, 6), (3, 7) of rows 0-3 in u[0..4], of rows 4-7 in
+            // u[4..8], one field a 128-bit half.
+            let q = |a: __m256, b: __m256, hi: bool| {
+                if hi {
+                    _mm256_shuffle_ps::<0xEE>(a, b)
+                } else {
+                    _mm256_shuffle_ps::<0x44>(a, b)
+                }
+            };
+            let u = [
+                q(t[0], t[2], false),
+                q(t[0], t[2], true),
+                q(t[1], t[3], false),
+                q(t[1], t[3], true),
+                q(t[4], t[6], false),
+                q(t[4], t[6], true),
+                q(t[5], t[7], false),
+                q(t[5], t[7], true),
+            ];
+            let s: [__m128; 8] = std::array::from_fn(|l| _mm_loadu_ps(at(l).add(8)));
+            let w: [__m256; 4] = std::array::from_fn(|k| _mm256_set_m128(s[k + 4], s[k]));
+            let (a0, a1) = (_mm256_unpacklo_ps(w[0], w[1]), _mm256_unpackhi_ps(w[0], w[1]));
+            let (a2, a3) = (_mm256_unpacklo_ps(w[2], w[3]), _mm256_unpackhi_ps(w[2], w[3]));
+            let rows: [__m256; FLAT] = [
+                _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x20>(u[3], u[7]),
+                _mm256_permute2f128_ps::<0x31>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
+                q(a0, a2, false),
+                q(a0, a2, true),
+                q(a1, a3, false),
+                q(a1, a3, true),
+            ];
+            // SAFETY: f32x8 is 32 bytes holding the eight lanes in order, as __m256 is.
+            rows.map(|v| std::mem::transmute::<__m256, f32x8>(v))
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    {
+        let mut fields = [[0.0f32; LANES]; FLAT];
+        for (l, &i) in idx.iter().enumerate() {
+            let p = &paths[i as usize];
+            for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
+                fields[3 * k][l] = v.x;
+                fields[3 * k + 1][l] = v.y;
+                fields[3 * k + 2][l] = v.z;
+            }
+        }
+        fields.map(f32x8::from)
+    }
+}
+
 /// The pairs a substep tests, and what they were built from.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Candidates {
@@ -175,10 +265,11 @@ impl Candidates {
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
         let paths = &self.paths;
+        // Chunks checked in plain loops: through rayon's `all` each vertex paid for the
+        // adaptor's closure as much as for its check.
         vertices
-            .par_iter()
-            .with_min_len(1024)
-            .all(|&v| paths[v as usize].holds(n, x_prev[v as usize], x[v as usize], half))
+            .par_chunks(1024)
+            .all(|chunk| chunk.iter().all(|&v| paths[v as usize].holds(n, x_prev[v as usize], x[v as usize], half)))
     }
 
     /// Remembers this substep's start for the next build's velocity and acceleration.
@@ -245,10 +336,7 @@ impl Surfaces {
         c.remember(x_prev);
         c.frame = Path::mean(&c.paths, &self.vertices);
         let mut boxes = std::mem::take(&mut c.boxes);
-        boxes.clear();
-        boxes.par_extend(
-            c.paths.par_iter().enumerate().with_min_len(1024).map(|(i, p)| self.vertex_box(i, p, &c.frame, skin)),
-        );
+        self.all_vertex_boxes(&c.paths, &c.frame, skin, &mut boxes);
         c.boxes = boxes;
         let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
@@ -264,32 +352,56 @@ impl Surfaces {
         self.candidates = c;
     }
 
-    /// Vertex `i`'s box along its path `p` over the window, in the frame moving along
-    /// `frame`: its predicted starts and ends, grown by what the check lets it stray (half
-    /// the skin), by its share of the pair's reach beyond the radii (half the margin and
-    /// its part of the relative substep motion, `|δ| + (W − 1)·|a|` and `s`) and by its
-    /// radius. Two boxes apart means the pair stays out of reach for the whole window. The
-    /// frame moves with the surfaces' mean motion (the module documentation says why).
-    fn vertex_box(&self, i: usize, p: &Path, frame: &Path, skin: f32) -> (Vec3, Vec3) {
+    /// The boxes of vertices `idx` along their paths over the window, eight in lanes,
+    /// in the frame moving along `frame`: each one's predicted starts and ends, grown by
+    /// what the check lets it stray (half the skin), by its share of the pair's reach
+    /// beyond the radii (half the margin and its part of the relative substep motion,
+    /// `|δ| + (W − 1)·|a|` and `s`) and by its radius. Two boxes apart means the pair
+    /// stays out of reach for the whole window. The frame moves with the surfaces' mean
+    /// motion (the module documentation says why).
+    fn vertex_boxes(&self, idx: [u32; LANES], paths: &[Path], frame: &Path, skin: f32) -> [(Vec3, Vec3); LANES] {
         let (last, slack) = ((WINDOW - 1) as f32, 1.5 * skin + 0.5 * self.margin);
-        // The path relative to the frame, stepped substep by substep in SIMD lanes: its
-        // `start(n)` grows by `v + n·a` a substep, and `end(n)` is `start(n) + δ + n·a`.
-        let (v, d, a) = (p.velocity - frame.velocity, p.step - frame.step, p.acceleration - frame.acceleration);
-        let (v, d, a) = (Vec3A::from(v), Vec3A::from(d), Vec3A::from(a));
-        let mut start = Vec3A::from(p.base);
+        let rows = path_lanes(paths, idx);
+        let row = |f: usize| Vec3x8 { x: rows[f], y: rows[f + 1], z: rows[f + 2] };
+        let splat = |v: Vec3| Vec3x8 { x: f32x8::splat(v.x), y: f32x8::splat(v.y), z: f32x8::splat(v.z) };
+        // The path relative to the frame, stepped substep by substep: its `start(n)`
+        // grows by `v + n·a` a substep, and `end(n)` is `start(n) + δ + n·a`.
+        let (v, d, a) =
+            (row(3) - splat(frame.velocity), row(6) - splat(frame.step), row(9) - splat(frame.acceleration));
+        let mut start = row(0);
         let (mut lo, mut hi) = (start, start);
-        for n in 0..WINDOW {
-            let n = n as f32;
-            if n > 0.0 {
-                start += v + a * n;
+        for k in 0..WINDOW {
+            let n = f32x8::splat(k as f32);
+            if k > 0 {
+                start = start + (v + a * n);
             }
             let end = start + d + a * n;
             lo = lo.min(start).min(end);
             hi = hi.max(start).max(end);
         }
-        let grow = Vec3A::splat(d.length() + last * a.length() + slack);
-        let radius = Vec3::splat(self.radius[self.vertex_body[i] as usize]);
-        (Vec3::from(lo - grow) - radius, Vec3::from(hi + grow) + radius)
+        let length = |v: Vec3x8| v.length_squared().sqrt();
+        let grow = length(d) + f32x8::splat(last) * length(a) + f32x8::splat(slack);
+        let grow = Vec3x8 { x: grow, y: grow, z: grow };
+        let (lo, hi) = (lo - grow, hi + grow);
+        std::array::from_fn(|l| {
+            let radius = Vec3::splat(self.radius[self.vertex_body[idx[l] as usize] as usize]);
+            (lo.lane(l) - radius, hi.lane(l) + radius)
+        })
+    }
+
+    /// Every vertex's box along its path (see [`Surfaces::vertex_boxes`]), into `boxes`.
+    fn all_vertex_boxes(&self, paths: &[Path], frame: &Path, skin: f32, boxes: &mut Vec<(Vec3, Vec3)>) {
+        let n = paths.len();
+        boxes.clear();
+        boxes.resize(n, (Vec3::ZERO, Vec3::ZERO));
+        boxes.par_chunks_mut(1024).enumerate().for_each(|(c, chunk)| {
+            for (b, batch) in chunk.chunks_mut(LANES).enumerate() {
+                let first = c * 1024 + b * LANES;
+                let idx = std::array::from_fn(|l| (first + l.min(batch.len() - 1)) as u32);
+                let found = self.vertex_boxes(idx, paths, frame, skin);
+                batch.copy_from_slice(&found[..batch.len()]);
+            }
+        });
     }
 
     /// Keeps the lists valid when a few vertices (at most [`REPAIR_STRAYS`]) left their
@@ -323,7 +435,7 @@ impl Surfaces {
         for &v in &strays {
             let i = v as usize;
             c.paths[i] = Path::from_substep(k, c.current_path(i, x, x_prev, known));
-            c.boxes[i] = self.vertex_box(i, &c.paths[i], &c.frame, skin);
+            c.boxes[i] = self.vertex_boxes([v; LANES], &c.paths, &c.frame, skin)[0];
             fresh.extend_from_slice(self.tree.star(v));
         }
         fresh.sort_unstable();

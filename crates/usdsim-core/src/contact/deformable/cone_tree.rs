@@ -38,7 +38,7 @@
 //! curve between them and by the skin. The substeps' starts need no sample: a substep keeps
 //! a pair by its distance at the predicted end and its motion, never by where it started.
 
-use super::candidates::{Path, WINDOW};
+use super::candidates::{path_lanes, Path, WINDOW};
 use super::Surfaces;
 use crate::constraint::lanes::{Vec3x8, LANES};
 use crate::contact::filter_table::FilterTable;
@@ -184,94 +184,6 @@ pub(super) fn boxes_overlap(a: (Vec3, Vec3), b: (Vec3, Vec3)) -> bool {
 
 fn overlap(a: &Bound, b: &Bound) -> bool {
     a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
-}
-
-/// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
-/// acceleration, x, y and z each.
-const FLAT: usize = 12;
-
-const _: () = assert!(std::mem::size_of::<Path>() == FLAT * 4);
-
-/// The paths of vertices `idx`, one field a row of lanes (row `3k + d` is axis `d` of
-/// the path's `k`-th field, lane `l` vertex `idx[l]`): the leaf bounds' gather.
-///
-/// With AVX each path is two loads (its first eight floats and its last four) and the
-/// rows come out of an in-register transpose; the portable form writes each float into
-/// a lane array. Both move the same floats, so the bounds are the same bits.
-#[inline(always)]
-fn path_lanes(paths: &[Path], idx: [u32; LANES]) -> [f32x8; FLAT] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-    {
-        use std::arch::x86_64::*;
-        let at = |l: usize| &paths[idx[l] as usize] as *const Path as *const f32;
-        // SAFETY: AVX is enabled at compile time (this block's cfg); every pointer is a
-        // whole `Path`, twelve f32 in order (`repr(C)`, asserted above), so the eight
-        // floats from its start and the four from its ninth are inside it.
-        unsafe {
-            let r: [__m256; 8] = std::array::from_fn(|l| _mm256_loadu_ps(at(l)));
-            // Rows (0, 1), (2, 3), (4, 5) and (6, 7) interleaved, low and high pairs.
-            let t: [__m256; 8] = std::array::from_fn(|k| {
-                let (a, b) = (r[2 * (k / 2)], r[2 * (k / 2) + 1]);
-                if k % 2 == 0 {
-                    _mm256_unpacklo_ps(a, b)
-                } else {
-                    _mm256_unpackhi_ps(a, b)
-                }
-            });
-            // Fields (0, 4), (1, 5), (2, 6), (3, 7) of rows 0-3 in u[0..4], of rows 4-7 in
-            // u[4..8], one field a 128-bit half.
-            let q = |a: __m256, b: __m256, hi: bool| {
-                if hi {
-                    _mm256_shuffle_ps::<0xEE>(a, b)
-                } else {
-                    _mm256_shuffle_ps::<0x44>(a, b)
-                }
-            };
-            let u = [
-                q(t[0], t[2], false),
-                q(t[0], t[2], true),
-                q(t[1], t[3], false),
-                q(t[1], t[3], true),
-                q(t[4], t[6], false),
-                q(t[4], t[6], true),
-                q(t[5], t[7], false),
-                q(t[5], t[7], true),
-            ];
-            let s: [__m128; 8] = std::array::from_fn(|l| _mm_loadu_ps(at(l).add(8)));
-            let w: [__m256; 4] = std::array::from_fn(|k| _mm256_set_m128(s[k + 4], s[k]));
-            let (a0, a1) = (_mm256_unpacklo_ps(w[0], w[1]), _mm256_unpackhi_ps(w[0], w[1]));
-            let (a2, a3) = (_mm256_unpacklo_ps(w[2], w[3]), _mm256_unpackhi_ps(w[2], w[3]));
-            let rows: [__m256; FLAT] = [
-                _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
-                _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
-                _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
-                _mm256_permute2f128_ps::<0x20>(u[3], u[7]),
-                _mm256_permute2f128_ps::<0x31>(u[0], u[4]),
-                _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
-                _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
-                _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
-                q(a0, a2, false),
-                q(a0, a2, true),
-                q(a1, a3, false),
-                q(a1, a3, true),
-            ];
-            // SAFETY: f32x8 is 32 bytes holding the eight lanes in order, as __m256 is.
-            rows.map(|v| std::mem::transmute::<__m256, f32x8>(v))
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-    {
-        let mut fields = [[0.0f32; LANES]; FLAT];
-        for (l, &i) in idx.iter().enumerate() {
-            let p = &paths[i as usize];
-            for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
-                fields[3 * k][l] = v.x;
-                fields[3 * k + 1][l] = v.y;
-                fields[3 * k + 2][l] = v.z;
-            }
-        }
-        fields.map(f32x8::from)
-    }
 }
 
 /// Pairs found by one search.
@@ -1322,6 +1234,25 @@ mod tests {
             pairs > leaves / 2 && disagree > 0,
             "{pairs} of {leaves} leaves hold two triangles, {disagree} disagree"
         );
+    }
+
+    /// The lane gather puts field `f` of vertex `idx[l]`'s path in lane `l` of row `f`,
+    /// for paths anywhere in the slice, repeated indices included.
+    #[test]
+    fn path_lanes_transposes_the_paths() {
+        let v = |i: usize, k: usize| {
+            Vec3::new((12 * i + 3 * k) as f32, (12 * i + 3 * k + 1) as f32, (12 * i + 3 * k + 2) as f32)
+        };
+        let paths: Vec<Path> =
+            (0..40).map(|i| Path { base: v(i, 0), velocity: v(i, 1), step: v(i, 2), acceleration: v(i, 3) }).collect();
+        for idx in [[0, 1, 2, 3, 4, 5, 6, 7], [39, 3, 17, 17, 0, 38, 22, 9]] {
+            let rows = super::super::candidates::path_lanes(&paths, idx);
+            for (f, row) in rows.iter().enumerate() {
+                for (l, &i) in idx.iter().enumerate() {
+                    assert_eq!(row.as_array()[l], (12 * i as usize + f) as f32, "field {f}, lane {l}");
+                }
+            }
+        }
     }
 
     /// Two triangles make a leaf when they share exactly one edge, with the second's
