@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Vertices one task of the per-vertex passes (prediction, velocity update) takes: a body
+/// of at most this many is one task, since waking a second thread costs about as much.
+const CHUNK: usize = 2048;
+
 impl Solver {
     /// Advances the simulation by one frame (`settings.substeps` substeps).
     pub fn step_frame(&mut self) {
@@ -86,30 +90,34 @@ impl Solver {
             }
             let History { v: vh, base, .. } = &mut self.history;
             // `x_prev` holds the last substep's start, `x_{n−1}`, until it takes this one's.
+            // Chunks of plain loops: as one rayon closure per vertex, the compiler at times
+            // left the body out of line, and the run without contacts grew by 5 %.
             (
-                &mut self.x[r.clone()],
-                &mut self.x_prev[r.clone()],
-                &mut self.v[r.clone()],
-                &self.w[r.clone()],
-                (&mut vh[r.clone()], &mut base[r]),
+                self.x[r.clone()].par_chunks_mut(CHUNK),
+                self.x_prev[r.clone()].par_chunks_mut(CHUNK),
+                self.v[r.clone()].par_chunks_mut(CHUNK),
+                self.w[r.clone()].par_chunks(CHUNK),
+                (vh[r.clone()].par_chunks_mut(CHUNK), base[r].par_chunks_mut(CHUNK)),
             )
                 .into_par_iter()
-                .with_min_len(2048)
-                .for_each(|(x, xp, v, &w, (vh, base))| {
-                    let (xn, vn) = (*x, *v);
-                    let x_before = std::mem::replace(xp, xn);
-                    if euler || w == 0.0 {
-                        *base = xn;
-                        if w > 0.0 {
-                            *v += g * dt;
-                            *x += (*v * dt).as_dvec3();
+                .for_each(|(x, xp, v, w, (vh, base))| {
+                    let rows = x.iter_mut().zip(xp).zip(v.iter_mut()).zip(w).zip(vh.iter_mut()).zip(base.iter_mut());
+                    for (((((x, xp), v), &w), vh), base) in rows {
+                        let (xn, vn) = (*x, *v);
+                        let x_before = std::mem::replace(xp, xn);
+                        if euler || w == 0.0 {
+                            *base = xn;
+                            if w > 0.0 {
+                                *v += g * dt;
+                                *x += (*v * dt).as_dvec3();
+                            }
+                        } else {
+                            *base = (xn * 4.0 - x_before) * (1.0 / 3.0);
+                            *v = (vn * 4.0 - *vh) * (1.0 / 3.0) + g * h;
+                            *x = *base + (*v * h).as_dvec3();
                         }
-                    } else {
-                        *base = (xn * 4.0 - x_before) * (1.0 / 3.0);
-                        *v = (vn * 4.0 - *vh) * (1.0 / 3.0) + g * h;
-                        *x = *base + (*v * h).as_dvec3();
+                        *vh = vn;
                     }
-                    *vh = vn;
                 });
         }
         self.predict_force_bodies(dt);
@@ -210,21 +218,23 @@ impl Solver {
         for (range, &euler) in self.bodies.iter().zip(&self.history.euler) {
             let h = if bdf && !euler { h } else { dt };
             let r = range.clone();
+            // Chunks of plain loops, as in the prediction.
             (
-                &self.x[r.clone()],
-                &self.x_prev[r.clone()],
-                &mut self.v[r.clone()],
-                &self.w[r.clone()],
-                &self.history.base[r],
+                self.x[r.clone()].par_chunks(CHUNK),
+                self.x_prev[r.clone()].par_chunks(CHUNK),
+                self.v[r.clone()].par_chunks_mut(CHUNK),
+                self.w[r.clone()].par_chunks(CHUNK),
+                self.history.base[r].par_chunks(CHUNK),
             )
                 .into_par_iter()
-                .with_min_len(2048)
-                .for_each(|(x, xp, v, &w, base)| {
-                    if w > 0.0 {
-                        let predicted = *base + (*v * h).as_dvec3();
-                        *v += ((*x - predicted) * (1.0 / h as f64)).as_vec3();
-                    } else {
-                        *v = ((*x - *xp) * inv_dt).as_vec3();
+                .for_each(|(x, xp, v, w, base)| {
+                    for ((((x, xp), v), &w), base) in x.iter().zip(xp).zip(v.iter_mut()).zip(w).zip(base) {
+                        if w > 0.0 {
+                            let predicted = *base + (*v * h).as_dvec3();
+                            *v += ((*x - predicted) * (1.0 / h as f64)).as_vec3();
+                        } else {
+                            *v = ((*x - *xp) * inv_dt).as_vec3();
+                        }
                     }
                 });
         }
