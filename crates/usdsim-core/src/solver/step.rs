@@ -304,16 +304,16 @@ impl Solver {
         let iterations = self.settings.iterations;
         // Below this size the team's barriers cost more than the work they share.
         let parallel = elements.len() >= 2048;
+        // Each barrier after the elements is skipped when nothing runs before it (a cloth
+        // with hard pins and no contacts): with two threads on the 32² bench cloth the team
+        // spends a third of its time waiting at barriers.
+        let leader_work = !soft_pins.is_empty() || !links.is_empty() || rigid_contact_count > 0;
         team::run(parallel, |m| {
             for iteration in 0..iterations {
                 // SAFETY (every projection below): the whole team projects the element
                 // sets together (`ElementsView::project`). Pins run on the leader alone;
                 // each vertex has at most one contact entry.
                 unsafe { elements.project(m, iteration, x, x_prev, w, step) };
-                // Each barrier below is skipped when nothing runs before it (a cloth with
-                // hard pins and no contacts): with two threads on the 32² bench cloth the
-                // team spends a third of its time waiting at barriers.
-                let leader_work = !soft_pins.is_empty() || !links.is_empty() || rigid_contact_count > 0;
                 if leader_work && m.is_leader() {
                     for (k, pin) in soft_pins.iter().enumerate() {
                         unsafe { pin.project(x, x_prev, w, pin_lambda.get(k), step) };
@@ -326,7 +326,7 @@ impl Solver {
                     // SAFETY: the leader alone touches rigid contacts and rigid states.
                     unsafe { rigid_contact::project(rigid_contacts, rigid_contact_count, x, w, rigid) };
                 }
-                if leader_work || contact_count > 0 {
+                if leader_work {
                     m.sync();
                 }
                 if contact_count > 0 {

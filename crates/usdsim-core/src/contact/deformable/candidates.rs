@@ -71,7 +71,7 @@ const REPAIR_STRAYS: usize = 8;
 const SKIN_MARGINS: f32 = 0.5;
 
 /// One vertex's predicted motion from the build: constant acceleration. Laid out as
-/// twelve f32 in field order, which the refit's lane gather reads directly.
+/// twelve f32 in field order, which the lane gather ([`path_lanes`]) reads directly.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub(super) struct Path {
@@ -139,14 +139,15 @@ impl Path {
     }
 }
 
-/// Fields of a vertex's [`Path`] that the leaf bounds gather: base, velocity, step and
-/// acceleration, x, y and z each.
-pub(super) const FLAT: usize = 12;
+/// Fields of a vertex's [`Path`] that the vertex boxes and the leaf bounds gather: base,
+/// velocity, step and acceleration, x, y and z each.
+const FLAT: usize = 12;
 
 const _: () = assert!(std::mem::size_of::<Path>() == FLAT * 4);
 
 /// The paths of vertices `idx`, one field a row of lanes (row `3k + d` is axis `d` of
-/// the path's `k`-th field, lane `l` vertex `idx[l]`): the leaf bounds' gather.
+/// the path's `k`-th field, lane `l` vertex `idx[l]`): the gather of the vertex boxes
+/// and of the leaf bounds.
 ///
 /// With AVX each path is two loads (its first eight floats and its last four) and the
 /// rows come out of an in-register transpose; the portable form writes each float into
@@ -213,18 +214,34 @@ pub(super) fn path_lanes(paths: &[Path], idx: [u32; LANES]) -> [f32x8; FLAT] {
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-    {
-        let mut fields = [[0.0f32; LANES]; FLAT];
-        for (l, &i) in idx.iter().enumerate() {
-            let p = &paths[i as usize];
-            for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
-                fields[3 * k][l] = v.x;
-                fields[3 * k + 1][l] = v.y;
-                fields[3 * k + 2][l] = v.z;
-            }
+    path_lanes_portable(paths, idx)
+}
+
+/// [`path_lanes`] without AVX: each float written into a lane array. Compiled for the
+/// tests too, which compare the two forms.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx"))))]
+pub(super) fn path_lanes_portable(paths: &[Path], idx: [u32; LANES]) -> [f32x8; FLAT] {
+    let mut fields = [[0.0f32; LANES]; FLAT];
+    for (l, &i) in idx.iter().enumerate() {
+        let p = &paths[i as usize];
+        for (k, v) in [&p.base, &p.velocity, &p.step, &p.acceleration].into_iter().enumerate() {
+            fields[3 * k][l] = v.x;
+            fields[3 * k + 1][l] = v.y;
+            fields[3 * k + 2][l] = v.z;
         }
-        fields.map(f32x8::from)
     }
+    fields.map(f32x8::from)
+}
+
+/// Lane-wise minimum that, like glam's, takes the second operand when either is NaN
+/// (`wide`'s `min` skips NaN): the boxes' minima are those of the scalar form's.
+fn fast_min(a: Vec3x8, b: Vec3x8) -> Vec3x8 {
+    Vec3x8 { x: a.x.fast_min(b.x), y: a.y.fast_min(b.y), z: a.z.fast_min(b.z) }
+}
+
+/// Lane-wise maximum, as [`fast_min`].
+fn fast_max(a: Vec3x8, b: Vec3x8) -> Vec3x8 {
+    Vec3x8 { x: a.x.fast_max(b.x), y: a.y.fast_max(b.y), z: a.z.fast_max(b.z) }
 }
 
 /// The pairs a substep tests, and what they were built from.
@@ -335,9 +352,7 @@ impl Surfaces {
         c.start_paths(x, x_prev);
         c.remember(x_prev);
         c.frame = Path::mean(&c.paths, &self.vertices);
-        let mut boxes = std::mem::take(&mut c.boxes);
-        self.all_vertex_boxes(&c.paths, &c.frame, skin, &mut boxes);
-        c.boxes = boxes;
+        self.all_vertex_boxes(&c.paths, &c.frame, skin, &mut c.boxes);
         let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
         tree.refit(self, &c.paths, 0.5 * skin, &c.boxes, &keep);
@@ -376,8 +391,7 @@ impl Surfaces {
                 start = start + (v + a * n);
             }
             let end = start + d + a * n;
-            lo = lo.min(start).min(end);
-            hi = hi.max(start).max(end);
+            (lo, hi) = (fast_min(fast_min(lo, start), end), fast_max(fast_max(hi, start), end));
         }
         let length = |v: Vec3x8| v.length_squared().sqrt();
         let grow = length(d) + f32x8::splat(last) * length(a) + f32x8::splat(slack);

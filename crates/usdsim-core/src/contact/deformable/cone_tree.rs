@@ -750,9 +750,10 @@ impl ConeTree {
     /// (boxes only: no cone skips a pair).
     pub(super) fn near_triangles(&self, lo: Vec3, hi: Vec3, out: &mut Vec<u32>) {
         let mut stack: Vec<u32> = self.roots.iter().map(|&(_, root)| root).collect();
+        let (qlo, qhi) = (Vec3A::from(lo), Vec3A::from(hi));
         while let Some(n) = stack.pop() {
             let bound = &self.bounds[n as usize];
-            if !boxes_overlap((bound.lo.into(), bound.hi.into()), (lo, hi)) {
+            if !(bound.lo.cmple(qhi).all() && qlo.cmple(bound.hi).all()) {
                 continue;
             }
             let node = &self.nodes[n as usize];
@@ -1247,6 +1248,8 @@ mod tests {
             (0..40).map(|i| Path { base: v(i, 0), velocity: v(i, 1), step: v(i, 2), acceleration: v(i, 3) }).collect();
         for idx in [[0, 1, 2, 3, 4, 5, 6, 7], [39, 3, 17, 17, 0, 38, 22, 9]] {
             let rows = super::super::candidates::path_lanes(&paths, idx);
+            let portable = super::super::candidates::path_lanes_portable(&paths, idx);
+            assert!(rows.iter().zip(&portable).all(|(a, b)| a.as_array() == b.as_array()), "the two forms differ");
             for (f, row) in rows.iter().enumerate() {
                 for (l, &i) in idx.iter().enumerate() {
                     assert_eq!(row.as_array()[l], (12 * i as usize + f) as f32, "field {f}, lane {l}");
