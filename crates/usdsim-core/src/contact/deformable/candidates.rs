@@ -86,6 +86,17 @@ pub(super) struct Path {
 }
 
 impl Path {
+    /// The path of a vertex that starts this substep at `base` and is predicted to end it
+    /// at `end`, having started the last two at `h1` and `h2` (of which `known` are
+    /// remembered: with two, constant acceleration; with one, constant velocity; with
+    /// none, the inertial step as the velocity).
+    fn through(base: Vec3, end: Vec3, h1: Vec3, h2: Vec3, known: usize) -> Path {
+        let step = end - base;
+        let velocity = if known >= 1 { base - h1 } else { step };
+        let acceleration = if known >= 2 { velocity - (h1 - h2) } else { Vec3::ZERO };
+        Path { base, velocity, step, acceleration }
+    }
+
     /// Predicted start of the `n`-th substep after the build:
     /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
     fn start(&self, n: f32) -> Vec3 {
@@ -307,7 +318,14 @@ impl Candidates {
         let known = self.known(x.len());
         let mut paths = std::mem::take(&mut self.paths);
         paths.clear();
-        paths.extend((0..x.len()).map(|i| self.current_path(i, x, x_prev, known)));
+        let [h1, h2] = &self.history;
+        if known == 2 {
+            // Zipped, without an index into four slices a vertex (the usual case).
+            let starts = x_prev.iter().zip(x).zip(h1).zip(h2);
+            paths.extend(starts.map(|(((&base, &end), &h1), &h2)| Path::through(base, end, h1, h2, known)));
+        } else {
+            paths.extend((0..x.len()).map(|i| self.current_path(i, x, x_prev, known)));
+        }
         self.paths = paths;
     }
 
@@ -325,10 +343,8 @@ impl Candidates {
     /// Vertex `i`'s path from this substep (`x_prev`, `x`), `known` starts remembered.
     fn current_path(&self, i: usize, x: &[Vec3], x_prev: &[Vec3], known: usize) -> Path {
         let [h1, h2] = &self.history;
-        let (base, step) = (x_prev[i], x[i] - x_prev[i]);
-        let velocity = if known >= 1 { base - h1[i] } else { step };
-        let acceleration = if known >= 2 { velocity - (h1[i] - h2[i]) } else { Vec3::ZERO };
-        Path { base, velocity, step, acceleration }
+        let remembered = |h: &Vec<Vec3>, k: usize| if known >= k { h[i] } else { Vec3::ZERO };
+        Path::through(x_prev[i], x[i], remembered(h1, 1), remembered(h2, 2), known)
     }
 
     /// Forgets the lists: the next substep builds new ones.
