@@ -288,7 +288,7 @@ impl Candidates {
     /// documentation): built, inside the window, and every colliding vertex within half
     /// the skin of its predicted start and end.
     fn cover(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> bool {
-        if self.served == 0 || self.served >= WINDOW || self.paths.len() != x.len() {
+        if !self.in_window(x.len()) {
             return false;
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
@@ -298,6 +298,12 @@ impl Candidates {
         vertices
             .par_chunks(1024)
             .all(|chunk| chunk.iter().all(|&v| paths[v as usize].holds(n, x_prev[v as usize], x[v as usize], half)))
+    }
+
+    /// Whether lists were built for these `vertices` and their window has substeps left:
+    /// what both keeping them (the cover check) and repairing them need.
+    fn in_window(&self, vertices: usize) -> bool {
+        self.served > 0 && self.served < WINDOW && self.paths.len() == vertices
     }
 
     /// Remembers this substep's start for the next build's velocity and acceleration.
@@ -445,7 +451,7 @@ impl Surfaces {
     /// the lists must be rebuilt (no list, the window is over, or too many strays).
     fn repair(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable, skin: f32) -> bool {
         let c = &self.candidates;
-        if c.served == 0 || c.served >= WINDOW || c.paths.len() != x.len() {
+        if !c.in_window(x.len()) {
             return false;
         }
         let (k, half) = (c.served as f32, 0.5 * skin);
@@ -465,8 +471,15 @@ impl Surfaces {
         for &v in &strays {
             let i = v as usize;
             c.paths[i] = Path::from_substep(k, c.current_path(i, x, x_prev, known));
-            c.boxes[i] = self.vertex_boxes([v; LANES], &c.paths, &c.frame, skin)[0];
             fresh.extend_from_slice(self.tree.star(v));
+        }
+        // The strays' boxes, eight a batch (the last lanes repeat the last stray).
+        for batch in strays.chunks(LANES) {
+            let idx = std::array::from_fn(|l| batch[l.min(batch.len() - 1)]);
+            let found = self.vertex_boxes(idx, &c.paths, &c.frame, skin);
+            for (&v, &b) in batch.iter().zip(&found) {
+                c.boxes[v as usize] = b;
+            }
         }
         fresh.sort_unstable();
         fresh.dedup();

@@ -182,8 +182,14 @@ pub(super) fn boxes_overlap(a: (Vec3, Vec3), b: (Vec3, Vec3)) -> bool {
     a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
 }
 
+/// Whether node bounds `a` and `b` overlap.
 fn overlap(a: &Bound, b: &Bound) -> bool {
-    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
+    lanes_overlap((a.lo, a.hi), (b.lo, b.hi))
+}
+
+/// [`boxes_overlap`] for boxes in 16-byte lanes.
+fn lanes_overlap(a: (Vec3A, Vec3A), b: (Vec3A, Vec3A)) -> bool {
+    a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
 }
 
 /// Pairs found by one search.
@@ -750,10 +756,10 @@ impl ConeTree {
     /// (boxes only: no cone skips a pair).
     pub(super) fn near_triangles(&self, lo: Vec3, hi: Vec3, out: &mut Vec<u32>) {
         let mut stack: Vec<u32> = self.roots.iter().map(|&(_, root)| root).collect();
-        let (qlo, qhi) = (Vec3A::from(lo), Vec3A::from(hi));
+        let query = (Vec3A::from(lo), Vec3A::from(hi));
         while let Some(n) = stack.pop() {
             let bound = &self.bounds[n as usize];
-            if !(bound.lo.cmple(qhi).all() && qlo.cmple(bound.hi).all()) {
+            if !lanes_overlap((bound.lo, bound.hi), query) {
                 continue;
             }
             let node = &self.nodes[n as usize];
