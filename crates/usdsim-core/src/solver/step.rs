@@ -13,8 +13,9 @@ impl Solver {
         // The frame runs on a thread of the rayon pool (`scope` moves it there from
         // outside): from inside, each substep's parallel loops and team broadcasts start
         // without injecting a job and waking a worker from outside the pool, which cost
-        // about a tenth of a 64² cloth frame.
-        rayon::scope(|_| self.step_frame_on_pool());
+        // about a tenth of a 64² cloth frame. The other pool threads stay awake through
+        // the frame, so that no phase waits for one to be woken (`parallel/warm.rs`).
+        crate::parallel::warm::run(|| self.step_frame_on_pool());
     }
 
     /// [`Solver::step_frame`]'s body, on a pool thread.
