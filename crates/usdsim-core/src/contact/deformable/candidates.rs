@@ -98,7 +98,9 @@ impl Path {
     }
 
     /// Predicted start of the `n`-th substep after the build:
-    /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration).
+    /// `B + n·v + n(n + 1)/2·a` (exact for constant acceleration). The reference form of
+    /// what the lanes compute ([`strays_of`], the vertex boxes, the leaf bounds).
+    #[cfg(test)]
     fn start(&self, n: f32) -> Vec3 {
         self.base + self.velocity * n + self.acceleration * (0.5 * n * (n + 1.0))
     }
@@ -138,16 +140,52 @@ impl Path {
 
     /// Predicted end (before the constraints) of that substep: its start plus the build's
     /// inertial step, advanced by the acceleration.
+    #[cfg(test)]
     pub(super) fn end(&self, n: f32) -> Vec3 {
         self.start(n) + self.step + self.acceleration * n
     }
 
     /// Whether a vertex that starts substep `n` at `start` and is predicted to end it at
-    /// `end` is within `half` (half the skin) of this path at both (the lists' check).
-    /// Written so that a NaN anywhere fails it.
+    /// `end` is within `half` (half the skin) of this path at both (the lists' check,
+    /// which runs it in lanes: [`strays_of`]). Written so that a NaN anywhere fails it.
+    #[cfg(test)]
     fn holds(&self, n: f32, start: Vec3, end: Vec3, half: f32) -> bool {
         (start - self.start(n)).length() <= half && (end - self.end(n)).length() <= half
     }
+}
+
+/// What the per-substep check found: the lists hold, a few vertices strayed (a repair
+/// keeps them), or they must be built again (no list, the window is over, or more
+/// strays than a repair takes).
+enum Check {
+    Holds,
+    Strays(Vec<u32>),
+    Rebuild,
+}
+
+/// [`Path::holds`] for vertices `idx` in lanes: bit `l` is set when vertex `idx[l]`,
+/// starting substep `n` at `x_prev` and predicted to end it at `x`, is farther than
+/// `half` from its path at either (or anything is NaN). The same operations in the same
+/// order as the scalar form, so the same bits decide.
+#[inline(always)]
+fn strays_of(paths: &[Path], idx: [u32; LANES], n: f32, x_prev: &[Vec3], x: &[Vec3], half: f32) -> u32 {
+    let rows = path_lanes(paths, idx);
+    let row = |f: usize| Vec3x8 { x: rows[f], y: rows[f + 1], z: rows[f + 2] };
+    let gather = |p: &[Vec3]| {
+        let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        for (l, &i) in idx.iter().enumerate() {
+            let v = p[i as usize];
+            (a[l], b[l], c[l]) = (v.x, v.y, v.z);
+        }
+        Vec3x8 { x: a.into(), y: b.into(), z: c.into() }
+    };
+    let (acceleration, nn) = (row(9), f32x8::splat(n));
+    let start = row(0) + row(3) * nn + acceleration * f32x8::splat(0.5 * n * (n + 1.0));
+    let end = start + row(6) + acceleration * nn;
+    let half = f32x8::splat(half);
+    let near = |d: Vec3x8| d.length_squared().sqrt().simd_le(half);
+    let holds = near(gather(x_prev) - start) & near(gather(x) - end);
+    !(holds.to_bitmask() as u32) & 0xFF
 }
 
 /// Fields of a vertex's [`Path`] that the vertex boxes and the leaf bounds gather: base,
@@ -286,18 +324,37 @@ pub(super) struct Candidates {
 impl Candidates {
     /// Whether the lists still hold every pair this substep can keep (see the module
     /// documentation): built, inside the window, and every colliding vertex within half
-    /// the skin of its predicted start and end.
-    fn cover(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> bool {
+    /// the skin of its predicted start and end; or which few vertices are not (at most
+    /// [`REPAIR_STRAYS`], for a repair).
+    fn check(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> Check {
         if !self.in_window(x.len()) {
-            return false;
+            return Check::Rebuild;
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
         let paths = &self.paths;
-        // Chunks checked in plain loops: through rayon's `all` each vertex paid for the
-        // adaptor's closure as much as for its check.
-        vertices
+        // Chunks in parallel, eight vertices a batch in lanes; each chunk stops at more
+        // strays than a repair takes, and the chunks' strays join in vertex order.
+        let found: Vec<Vec<u32>> = vertices
             .par_chunks(1024)
-            .all(|chunk| chunk.iter().all(|&v| paths[v as usize].holds(n, x_prev[v as usize], x[v as usize], half)))
+            .map(|chunk| {
+                let mut strays = Vec::new();
+                for batch in chunk.chunks(LANES) {
+                    let idx = std::array::from_fn(|l| batch[l.min(batch.len() - 1)]);
+                    let off = strays_of(paths, idx, n, x_prev, x, half) & ((1u32 << batch.len()) - 1);
+                    strays.extend((0..batch.len()).filter(|&l| off & (1 << l) != 0).map(|l| batch[l]));
+                    if strays.len() > REPAIR_STRAYS {
+                        break;
+                    }
+                }
+                strays
+            })
+            .collect();
+        let strays: Vec<u32> = found.concat();
+        match strays.len() {
+            0 => Check::Holds,
+            k if k <= REPAIR_STRAYS => Check::Strays(strays),
+            _ => Check::Rebuild,
+        }
     }
 
     /// Whether lists were built for these `vertices` and their window has substeps left:
@@ -365,7 +422,15 @@ impl Surfaces {
     /// positions), rebuilding them when [`Candidates::cover`] says they may miss a pair.
     pub(super) fn refresh_candidates(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable) {
         let skin = SKIN_MARGINS * self.margin;
-        if self.candidates.cover(&self.vertices, x, x_prev, skin) || self.repair(x, x_prev, filter, skin) {
+        let kept = match self.candidates.check(&self.vertices, x, x_prev, skin) {
+            Check::Holds => true,
+            Check::Strays(strays) => {
+                self.repair(x, x_prev, filter, skin, &strays);
+                true
+            }
+            Check::Rebuild => false,
+        };
+        if kept {
             self.candidates.served += 1;
             self.candidates.remember(x_prev);
             return;
@@ -440,35 +505,20 @@ impl Surfaces {
         });
     }
 
-    /// Keeps the lists valid when a few vertices (at most [`REPAIR_STRAYS`]) left their
-    /// paths inside the window, instead of rebuilding them: each of them gets the path
-    /// through this substep ([`Path::from_substep`]) and its box, and every triangle
+    /// Keeps the lists valid when a few vertices (`strays`, at most [`REPAIR_STRAYS`]) left
+    /// their paths inside the window, instead of rebuilding them: each of them gets the
+    /// path through this substep ([`Path::from_substep`]) and its box, and every triangle
     /// around them is tested, by boxes alone, against the triangles near it and against
     /// every triangle repaired since the build. The pairs found join the lists, which
     /// only grow. Pairs without a repaired vertex keep what the build proved: their
     /// vertices are still on their paths, and whether two features of a skipped smooth
-    /// region can meet does not depend on where a third vertex went. Returns false when
-    /// the lists must be rebuilt (no list, the window is over, or too many strays).
-    fn repair(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable, skin: f32) -> bool {
-        let c = &self.candidates;
-        if !c.in_window(x.len()) {
-            return false;
-        }
-        let (k, half) = (c.served as f32, 0.5 * skin);
-        let mut strays = Vec::new();
-        for &v in &self.vertices {
-            let i = v as usize;
-            if !c.paths[i].holds(k, x_prev[i], x[i], half) {
-                strays.push(v);
-                if strays.len() > REPAIR_STRAYS {
-                    return false;
-                }
-            }
-        }
+    /// region can meet does not depend on where a third vertex went.
+    fn repair(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable, skin: f32, strays: &[u32]) {
+        let k = self.candidates.served as f32;
         let mut c = std::mem::take(&mut self.candidates);
         let known = c.known(x.len());
         let mut fresh = Vec::new();
-        for &v in &strays {
+        for &v in strays {
             let i = v as usize;
             c.paths[i] = Path::from_substep(k, c.current_path(i, x, x_prev, known));
             fresh.extend_from_slice(self.tree.star(v));
@@ -514,7 +564,6 @@ impl Surfaces {
         c.repaired = touched;
         c.repairs += 1;
         self.candidates = c;
-        true
     }
 
     /// The bound on a pair's distance at the build beyond which no substep of the window
@@ -608,6 +657,7 @@ impl Surfaces {
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::{Contact, SelfContact, Surfaces};
+    use super::Path;
     use crate::contact::filter_table::FilterTable;
     use crate::mesh::grid::cloth;
     use crate::scene::{Body, BodyKind, Scene};
@@ -764,6 +814,48 @@ pub(super) mod tests {
         let (builds, repairs) = (kept.candidates.builds, kept.candidates.repairs);
         assert!(repairs >= 5, "{repairs} repairs, {builds} builds");
         assert!(builds <= 80 / super::WINDOW as u64 + 2, "{builds} builds in 80 substeps ({repairs} repairs)");
+    }
+
+    /// The lanes' check of the paths decides as the scalar one does, vertex by vertex,
+    /// at the skin's edge and with NaN in any input.
+    #[test]
+    fn the_lanes_check_decides_as_the_scalar_one() {
+        let mut seed = 12345u32;
+        let mut rand = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let mut v3 = |scale: f32| Vec3::new(rand(), rand(), rand()) * scale;
+        let count = 4000;
+        let paths: Vec<Path> = (0..count)
+            .map(|_| Path { base: v3(2.0), velocity: v3(0.01), step: v3(0.01), acceleration: v3(0.001) })
+            .collect();
+        let half = 0.0004;
+        let (mut x_prev, mut x) = (Vec::new(), Vec::new());
+        for (i, p) in paths.iter().enumerate() {
+            let n = 2.0;
+            // Around the skin's edge: most near it, some far inside or outside.
+            let scale = [0.5, 0.99, 1.0, 1.01, 3.0][i % 5] * half;
+            x_prev.push(p.start(n) + v3(2.0 * scale));
+            x.push(p.end(n) + v3(2.0 * scale));
+        }
+        x[17].y = f32::NAN;
+        x_prev[33].x = f32::NAN;
+        let (mut stray, mut kept) = (0, 0);
+        for first in (0..count).step_by(super::LANES) {
+            let idx: [u32; super::LANES] = std::array::from_fn(|l| (first + l) as u32);
+            let bits = super::strays_of(&paths, idx, 2.0, &x_prev, &x, half);
+            for (l, &i) in idx.iter().enumerate() {
+                let holds = paths[i as usize].holds(2.0, x_prev[i as usize], x[i as usize], half);
+                assert_eq!(bits & (1 << l) == 0, holds, "vertex {i}");
+                if holds {
+                    kept += 1;
+                } else {
+                    stray += 1;
+                }
+            }
+        }
+        assert!(stray > 500 && kept > 500, "{stray} strays, {kept} kept: the test shows nothing");
     }
 
     fn kept_lists_hold(drift: Vec3) {
