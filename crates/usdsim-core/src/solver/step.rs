@@ -176,9 +176,15 @@ impl Solver {
 
     /// Fills `x32` and `x_prev32`, the f32 positions contact detection reads.
     pub(super) fn round_positions(&mut self) {
+        // Chunks of plain loops into the kept buffers, as in the prediction: a parallel
+        // `extend` gathered each call's pieces into fresh vectors and copied them again.
         let round = |from: &[DVec3], to: &mut Vec<Vec3>| {
-            to.clear();
-            to.par_extend(from.par_iter().with_min_len(4096).map(|p| p.as_vec3()));
+            to.resize(from.len(), Vec3::ZERO);
+            to.par_chunks_mut(CHUNK).zip(from.par_chunks(CHUNK)).for_each(|(to, from)| {
+                for (t, f) in to.iter_mut().zip(from) {
+                    *t = f.as_vec3();
+                }
+            });
         };
         round(&self.x, &mut self.x32);
         round(&self.x_prev, &mut self.x_prev32);
