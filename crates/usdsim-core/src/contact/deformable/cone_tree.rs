@@ -968,7 +968,15 @@ fn leaf_bounds(s: &Surfaces, leaf: &Leaves, first: usize, out: &mut [Bound], tri
                 *sign = -1.0;
             }
         }
-        let g = corners.map(|idx| path_lanes(leaf.paths, idx));
+        // Four calls, not `array::map`: its closure was compiled out of line, each call
+        // returning its 48 rows through memory.
+        let p = leaf.paths;
+        let g = [
+            path_lanes(p, corners[0]),
+            path_lanes(p, corners[1]),
+            path_lanes(p, corners[2]),
+            path_lanes(p, corners[3]),
+        ];
         let vec = |j: usize, f: usize| Vec3x8 { x: g[j][f], y: g[j][f + 1], z: g[j][f + 2] };
         let length = |v: Vec3x8| v.length_squared().sqrt();
         let steps: [Vec3x8; 4] = std::array::from_fn(|j| vec(j, 6));
