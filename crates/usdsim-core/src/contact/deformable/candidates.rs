@@ -185,7 +185,7 @@ fn strays_of(paths: &[Path], idx: [u32; LANES], n: f32, x_prev: &[Vec3], x: &[Ve
     let half = f32x8::splat(half);
     let near = |d: Vec3x8| d.length_squared().sqrt().simd_le(half);
     let holds = near(gather(x_prev) - start) & near(gather(x) - end);
-    !(holds.to_bitmask() as u32) & 0xFF
+    !holds.to_bitmask() & 0xFF
 }
 
 /// Fields of a vertex's [`Path`] that the vertex boxes and the leaf bounds gather: base,
