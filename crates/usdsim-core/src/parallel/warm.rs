@@ -12,13 +12,28 @@
 //! phase starts at once. Which thread runs which piece of work changes no result: every
 //! parallel loop of the solver is deterministic by construction (see the module
 //! documentation of `parallel`).
+//!
+//! **A helper never holds anything up for long.** A thread that waits inside rayon (for
+//! the other half of a `join`, for a broadcast) runs whatever it finds, its own helper
+//! job included, so a helper can start *inside* work that the frame, or another frame on
+//! the same pool, is waiting on: a worker that stole part of the frame's work, or the
+//! leader of a second frame stepped at the same time (the test suite steps many solvers
+//! on one pool). Spinning there until the frame is done would wait on itself. So a
+//! helper also stops after [`IDLE_LIMIT`] without finding work: in those cases nothing
+//! can run until it returns, and then the work under it goes on. A frame's own
+//! one-thread stretches are far shorter (a list repair, the longest, takes about 60 µs on
+//! the 64² bench cloth), so the limit does not end a helper's work early in practice.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Idle polls of rayon's queues before a waiting thread also yields its core to the
 /// operating system (as the team's barrier does), so that an oversubscribed machine
 /// still makes progress.
 const SPINS: u32 = 4096;
+
+/// How long a helper goes on without finding work before it stops.
+const IDLE_LIMIT: Duration = Duration::from_millis(2);
 
 /// Sets the flag when dropped: the helpers stop even when `work` panics, so that the
 /// panic reaches the caller instead of the scope waiting forever on them.
@@ -49,15 +64,21 @@ pub(crate) fn run<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     })
 }
 
-/// Executes the pool's pending jobs until `done` is set.
+/// Executes the pool's pending jobs until `done` is set, or until it has found none for
+/// [`IDLE_LIMIT`] (module documentation).
 fn help_until(done: &AtomicBool) {
-    let mut idle = 0u32;
+    let (mut polls, mut idle_since) = (0u32, None);
     while !done.load(Ordering::Acquire) {
         if rayon::yield_now() == Some(rayon::Yield::Executed) {
-            idle = 0;
-        } else if idle < SPINS {
+            (polls, idle_since) = (0, None);
+            continue;
+        }
+        if idle_since.get_or_insert_with(Instant::now).elapsed() > IDLE_LIMIT {
+            return;
+        }
+        if polls < SPINS {
             std::hint::spin_loop();
-            idle += 1;
+            polls += 1;
         } else {
             std::thread::yield_now();
         }
@@ -91,6 +112,54 @@ mod tests {
             let expected = (0..20u64).map(|p| p * 10_000 * 9_999 / 2).sum::<u64>() + 20 * threads * (threads - 1) / 2;
             assert_eq!(total, expected);
         }
+    }
+
+    /// Several frames at once on one pool, from inside it (as `par_iter` over solvers
+    /// would) and from outside (as the test harness's threads do): each leader may run
+    /// another frame's helper while it waits, which must not wait on itself.
+    #[test]
+    fn frames_at_once_on_one_pool_finish() {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let p = std::sync::Arc::new(pool(THREADS));
+            let frame = |k: u64| {
+                run(|| {
+                    let mut total = 0u64;
+                    for phase in 0..10u64 {
+                        total += (0..2_000u64).into_par_iter().map(|i| i ^ (phase + k)).sum::<u64>();
+                        let (a, b) = rayon::join(|| phase * 2, || phase * 3);
+                        total += a + b + rayon::broadcast(|ctx| ctx.index() as u64).len() as u64;
+                    }
+                    total
+                })
+            };
+            // Many frames, so that some leader meets another frame's helper while it waits.
+            let inside: Vec<u64> = p.install(|| (0..400u64).into_par_iter().map(frame).collect::<Vec<u64>>());
+            let outside: Vec<u64> = (0..4u64)
+                .map(|k| {
+                    let p = p.clone();
+                    std::thread::spawn(move || p.install(|| frame(k)))
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect();
+            send.send((inside, outside)).unwrap();
+        });
+        let (inside, outside) = receive.recv_timeout(std::time::Duration::from_secs(60)).expect("the frames hung");
+        let alone: Vec<u64> = (0..400u64).map(frame_alone).collect();
+        assert_eq!(inside, alone);
+        assert_eq!(outside, alone[..4]);
+    }
+
+    /// The pool of [`frames_at_once_on_one_pool_finish`]: with two threads its deadlock
+    /// (before helpers stopped when idle) showed only now and then, with four at once.
+    const THREADS: usize = 4;
+
+    /// What one frame of [`frames_at_once_on_one_pool_finish`] computes, on one thread (its
+    /// broadcast reaches the pool's [`THREADS`] threads).
+    fn frame_alone(k: u64) -> u64 {
+        (0..10u64).map(|phase| (0..2_000u64).map(|i| i ^ (phase + k)).sum::<u64>() + phase * 5 + THREADS as u64).sum()
     }
 
     #[test]

@@ -163,7 +163,7 @@ enum Check {
     Rebuild,
 }
 
-/// [`Path::holds`] for vertices `idx` in lanes: bit `l` is set when vertex `idx[l]`,
+/// `Path::holds` (the scalar form, kept for the tests) for vertices `idx` in lanes: bit `l` is set when vertex `idx[l]`,
 /// starting substep `n` at `x_prev` and predicted to end it at `x`, is farther than
 /// `half` from its path at either (or anything is NaN). The same operations in the same
 /// order as the scalar form, so the same bits decide.
@@ -327,7 +327,9 @@ impl Candidates {
     /// the skin of its predicted start and end; or which few vertices are not (at most
     /// [`REPAIR_STRAYS`], for a repair).
     fn check(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> Check {
-        if !self.in_window(x.len()) {
+        // Lists built for these vertices, their window with substeps left: what keeping
+        // them and repairing them both need.
+        if !(self.served > 0 && self.served < WINDOW && self.paths.len() == x.len()) {
             return Check::Rebuild;
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
@@ -355,12 +357,6 @@ impl Candidates {
             k if k <= REPAIR_STRAYS => Check::Strays(strays),
             _ => Check::Rebuild,
         }
-    }
-
-    /// Whether lists were built for these `vertices` and their window has substeps left:
-    /// what both keeping them (the cover check) and repairing them need.
-    fn in_window(&self, vertices: usize) -> bool {
-        self.served > 0 && self.served < WINDOW && self.paths.len() == vertices
     }
 
     /// Remembers this substep's start for the next build's velocity and acceleration.
@@ -419,7 +415,8 @@ impl Candidates {
 
 impl Surfaces {
     /// Makes the candidate lists valid for this substep (`x` predicted, `x_prev` start
-    /// positions), rebuilding them when [`Candidates::cover`] says they may miss a pair.
+    /// positions), repairing or rebuilding them when [`Candidates::check`] says they may miss
+    /// a pair.
     pub(super) fn refresh_candidates(&mut self, x: &[Vec3], x_prev: &[Vec3], filter: &FilterTable) {
         let skin = SKIN_MARGINS * self.margin;
         let kept = match self.candidates.check(&self.vertices, x, x_prev, skin) {
@@ -831,22 +828,28 @@ pub(super) mod tests {
             .map(|_| Path { base: v3(2.0), velocity: v3(0.01), step: v3(0.01), acceleration: v3(0.001) })
             .collect();
         let half = 0.0004;
+        let n = 2.0;
         let (mut x_prev, mut x) = (Vec::new(), Vec::new());
         for (i, p) in paths.iter().enumerate() {
-            let n = 2.0;
-            // Around the skin's edge: most near it, some far inside or outside.
-            let scale = [0.5, 0.99, 1.0, 1.01, 3.0][i % 5] * half;
-            x_prev.push(p.start(n) + v3(2.0 * scale));
-            x.push(p.end(n) + v3(2.0 * scale));
+            // Around the skin's edge: most near it, some far inside or outside, and some
+            // offset along an axis by half the skin to within a few ulps, where only the
+            // rounding of the path's formula decides.
+            let offset = match i % 7 {
+                5 => Vec3::X * half * (1.0 + (i % 3) as f32 * f32::EPSILON - f32::EPSILON),
+                6 => Vec3::Z * -half,
+                k => v3(2.0 * [0.5, 0.99, 1.0, 1.01, 3.0][k] * half),
+            };
+            x_prev.push(p.start(n) + offset);
+            x.push(p.end(n) + if i % 2 == 0 { offset } else { -offset });
         }
         x[17].y = f32::NAN;
         x_prev[33].x = f32::NAN;
         let (mut stray, mut kept) = (0, 0);
         for first in (0..count).step_by(super::LANES) {
             let idx: [u32; super::LANES] = std::array::from_fn(|l| (first + l) as u32);
-            let bits = super::strays_of(&paths, idx, 2.0, &x_prev, &x, half);
+            let bits = super::strays_of(&paths, idx, n, &x_prev, &x, half);
             for (l, &i) in idx.iter().enumerate() {
-                let holds = paths[i as usize].holds(2.0, x_prev[i as usize], x[i as usize], half);
+                let holds = paths[i as usize].holds(n, x_prev[i as usize], x[i as usize], half);
                 assert_eq!(bits & (1 << l) == 0, holds, "vertex {i}");
                 if holds {
                     kept += 1;
