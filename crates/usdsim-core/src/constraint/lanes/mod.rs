@@ -34,7 +34,6 @@ pub(crate) struct Vec3x8 {
 
 impl Vec3x8 {
     /// Lane `k` is `x[idx[k]]`, from a slice nobody writes.
-    #[cfg(test)]
     #[inline(always)]
     pub fn gather_slice(x: &[Vec3], idx: &[u32; LANES]) -> Self {
         let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);

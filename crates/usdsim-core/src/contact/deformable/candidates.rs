@@ -163,28 +163,20 @@ enum Check {
     Rebuild,
 }
 
-/// `Path::holds` (the scalar form, kept for the tests) for vertices `idx` in lanes: bit `l` is set when vertex `idx[l]`,
-/// starting substep `n` at `x_prev` and predicted to end it at `x`, is farther than
-/// `half` from its path at either (or anything is NaN). The same operations in the same
-/// order as the scalar form, so the same bits decide.
+/// `Path::holds` (the scalar form, kept for the tests) for vertices `idx` in lanes: bit
+/// `l` is set when vertex `idx[l]`, starting substep `n` at `x_prev` and predicted to end
+/// it at `x`, is farther than `half` from its path at either (or anything is NaN). The
+/// same operations in the same order as the scalar form, so the same bits decide.
 #[inline(always)]
 fn strays_of(paths: &[Path], idx: [u32; LANES], n: f32, x_prev: &[Vec3], x: &[Vec3], half: f32) -> u32 {
     let rows = path_lanes(paths, idx);
     let row = |f: usize| Vec3x8 { x: rows[f], y: rows[f + 1], z: rows[f + 2] };
-    let gather = |p: &[Vec3]| {
-        let (mut a, mut b, mut c) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
-        for (l, &i) in idx.iter().enumerate() {
-            let v = p[i as usize];
-            (a[l], b[l], c[l]) = (v.x, v.y, v.z);
-        }
-        Vec3x8 { x: a.into(), y: b.into(), z: c.into() }
-    };
     let (acceleration, nn) = (row(9), f32x8::splat(n));
     let start = row(0) + row(3) * nn + acceleration * f32x8::splat(0.5 * n * (n + 1.0));
     let end = start + row(6) + acceleration * nn;
     let half = f32x8::splat(half);
     let near = |d: Vec3x8| d.length_squared().sqrt().simd_le(half);
-    let holds = near(gather(x_prev) - start) & near(gather(x) - end);
+    let holds = near(Vec3x8::gather_slice(x_prev, &idx) - start) & near(Vec3x8::gather_slice(x, &idx) - end);
     !holds.to_bitmask() & 0xFF
 }
 
@@ -335,8 +327,9 @@ impl Candidates {
         let (n, half) = (self.served as f32, 0.5 * skin);
         let paths = &self.paths;
         // Chunks in parallel, eight vertices a batch in lanes; each chunk stops at more
-        // strays than a repair takes, and the chunks' strays join in vertex order.
-        let found: Vec<Vec<u32>> = vertices
+        // strays than a repair takes, and the chunks' strays join in vertex order (an
+        // ordered reduction: nothing is allocated while no vertex strays).
+        let strays = vertices
             .par_chunks(1024)
             .map(|chunk| {
                 let mut strays = Vec::new();
@@ -350,8 +343,10 @@ impl Candidates {
                 }
                 strays
             })
-            .collect();
-        let strays: Vec<u32> = found.concat();
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            });
         match strays.len() {
             0 => Check::Holds,
             k if k <= REPAIR_STRAYS => Check::Strays(strays),
