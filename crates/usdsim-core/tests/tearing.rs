@@ -84,9 +84,14 @@ struct Pulled {
 /// Pulls the right frame to `LENGTH + pull` over `frames` frames, then holds it for
 /// `hold` frames, checking the strip's mass after every frame.
 fn pull(tear_ratio: f32, pull: f32, frames: u32, hold: u32) -> Pulled {
+    pull_with(settings(), tear_ratio, pull, frames, hold)
+}
+
+/// [`pull`] with other settings.
+fn pull_with(settings: Settings, tear_ratio: f32, pull: f32, frames: u32, hold: u32) -> Pulled {
     let scene = strip(Some(tear_ratio));
     let rest = scene.bodies[0].positions.clone();
-    let mut solver = Solver::new(scene, settings()).unwrap();
+    let mut solver = Solver::new(scene, settings).unwrap();
     let total = solver.body_mass(BodyId(0));
     let (mut before, mut at_break, mut opened) = (0.0f32, None, None);
     for f in 1..=frames + hold {
@@ -177,6 +182,16 @@ fn a_strip_pulled_past_its_tear_ratio_tears_into_two_pieces() {
         let n = (p[t[1] as usize] - p[t[0] as usize]).cross(p[t[2] as usize] - p[t[0] as usize]);
         assert!(0.5 * n.length() > 0.05 * rest_area, "triangle {t:?} collapsed: area {}", 0.5 * n.length());
     }
+}
+
+#[test]
+fn a_strip_with_self_contact_tears_into_two_pieces() {
+    // A tearing body's spare vertex slots lie past every body's vertices; the self
+    // contact search once indexed them as a body's and panicked on its first substep.
+    let settings = Settings { self_contact: true, ..settings() };
+    let Pulled { solver, at_break, .. } = pull_with(settings, 1.5, 1.0, 48, 24);
+    assert!(at_break.is_some(), "no edge ever broke");
+    assert_eq!(pieces(&solver).len(), 2);
 }
 
 #[test]

@@ -477,7 +477,10 @@ impl Surfaces {
         let grow = Vec3x8 { x: grow, y: grow, z: grow };
         let (lo, hi) = (lo - grow, hi + grow);
         std::array::from_fn(|l| {
-            let radius = Vec3::splat(self.radius[self.vertex_body[idx[l] as usize] as usize]);
+            // A tearing body's spare vertex slots lie past every body's range: no body
+            // owns them and nothing touches them (zero radius).
+            let body = self.vertex_body.get(idx[l] as usize);
+            let radius = Vec3::splat(body.map_or(0.0, |&b| self.radius[b as usize]));
             (lo.lane(l) - radius, hi.lane(l) + radius)
         })
     }
