@@ -172,6 +172,18 @@ fn a_sheet_folding_onto_itself_never_intersects() {
 }
 
 #[test]
+fn a_sheet_finer_than_its_thickness_folding_onto_itself_never_intersects() {
+    // 40 × 40 vertices (20 mm edges, 14.5 mm altitudes) against the settings' 13 mm
+    // thickness: self contact keeps half the altitude instead, which must still hold
+    // the folds apart.
+    let mut sheet = cloth("/sheet", Vec3::new(-0.4, 0.0, 0.01), Vec3::X, Vec3::Z, (0.8, 0.8), (40, 40));
+    for p in &mut sheet.positions {
+        p.y += 0.01 * (p.z * 12.0).sin();
+    }
+    assert_eq!(first_intersection(scene(vec![sheet], vec![ground()]), settings(), 30), None);
+}
+
+#[test]
 fn without_self_contact_the_fold_check_does_fail() {
     // The check above can fail: with self contact off the same sheet intersects itself.
     let s = Settings { self_contact: false, ..settings() };

@@ -432,7 +432,7 @@ impl Surfaces {
         c.remember(x_prev);
         c.frame = Path::mean(&c.paths, &self.vertices);
         self.all_vertex_boxes(&c.paths, &c.frame, skin, &mut c.boxes);
-        let keep: Vec<f32> = self.radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
+        let keep: Vec<f32> = self.self_radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
         tree.refit(self, &c.paths, 0.5 * skin, &c.boxes, &keep);
         let found = tree
@@ -591,13 +591,12 @@ impl Surfaces {
         for side in 0..2 {
             let t = pair.triangles[1 - side];
             let tri = self.triangles[t as usize];
-            let rt = self.radius[self.tri_body[t as usize] as usize];
+            let tb = self.tri_body[t as usize] as usize;
             let tri_box = pair.boxes[1 - side];
             for &v in &pair.vertices[side] {
                 if v == NONE || tri.contains(&v) {
                     continue;
                 }
-                let rv = self.radius[self.vertex_body[v as usize] as usize];
                 if !boxes_overlap(box_of(v), tri_box) {
                     continue;
                 }
@@ -606,9 +605,8 @@ impl Surfaces {
                 let [a, b, cc] = [base(tri[0]), base(tri[1]), base(tri[2])];
                 let (bary, _) = closest_point(p, a, b, cc);
                 let dist = p.distance(point(bary, a, b, cc));
-                if dist <= rv + rt + self.reach_bound(&[v], &tri, &c.paths, skin)
-                    && self.vertex_pair_allowed(filter, v, t)
-                {
+                let d = self.thickness(self.vertex_body[v as usize] as usize, tb);
+                if dist <= d + self.reach_bound(&[v], &tri, &c.paths, skin) && self.vertex_pair_allowed(filter, v, t) {
                     out.vertex_triangle.push((v, t));
                 }
             }
@@ -639,8 +637,7 @@ impl Surfaces {
                 let [a0, a1, b0, b1] = [base(p[0]), base(p[1]), base(q[0]), base(q[1])];
                 let (s, t) = closest_segment_params(a0, a1, b0, b1);
                 let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
-                let d = self.radius[self.edge_body[ea as usize] as usize]
-                    + self.radius[self.edge_body[eb as usize] as usize];
+                let d = self.thickness(self.edge_body[ea as usize] as usize, self.edge_body[eb as usize] as usize);
                 if dist <= d + self.reach_bound(&p, &q, &c.paths, skin) && self.edge_pair_allowed(filter, lo, hi) {
                     out.edge_edge.push((lo, hi));
                 }

@@ -377,7 +377,7 @@ fn pair_corners(first: [u32; 3], second: [u32; 3]) -> Option<([u32; 4], bool)> {
 }
 
 /// Smallest altitude of triangle `[a, b, c]`: twice its area over its longest edge.
-fn altitude(a: Vec3, b: Vec3, c: Vec3) -> f32 {
+pub(super) fn altitude(a: Vec3, b: Vec3, c: Vec3) -> f32 {
     let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared()).sqrt();
     let area2 = (b - a).cross(c - a).length();
     if longest > 0.0 {
