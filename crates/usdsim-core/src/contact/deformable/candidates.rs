@@ -15,14 +15,15 @@
 //! gets a path of constant acceleration ([`Path`]): velocity `v` and acceleration `a` from
 //! the last three substep starts, and the substep's inertial step `δ = x − x_prev`. Every
 //! later substep checks, for both its start and its predicted positions, that every vertex
-//! is within half the skin `s` of its path. The list is rebuilt when [`WINDOW`] substeps
-//! have passed or when more than [`REPAIR_STRAYS`] vertices are not; a few strays are
+//! is within half the skin `s` of its path. The list is rebuilt when its window (up to
+//! [`WINDOW`] substeps, shorter after a list that did not last: [`MIN_WINDOW`]) has
+//! passed or when more than [`REPAIR_STRAYS`] vertices are not; a few strays are
 //! *repaired* instead ([`Surfaces::repair`]): they get paths through the current
 //! substep, and only the pairs around them are searched again (on the 64² bench cloth,
 //! 48 frames: 347 builds instead of 399, most strays being one to eight vertices at a
 //! crease).
 //!
-//! **The bound.** Within the window, with `N = WINDOW − 1`, write `Δv`, `Δδ` and `Δa` for
+//! **The bound.** Within a window of `N + 1` substeps, write `Δv`, `Δδ` and `Δa` for
 //! the largest differences between the pair's vertices. A pair's predicted relative
 //! displacement from `B` is then at most `N·Δv + (N(N + 1)/2 + N)·Δa + Δδ`, and the actual one
 //! at most that plus `s`. Its relative substep motion is at most `Δδ + N·Δa + 2s`. So a pair
@@ -55,12 +56,21 @@ use glam::Vec3;
 use rayon::prelude::*;
 use wide::f32x8;
 
-/// Substeps one list may serve. A longer window grows the bound, and with it the list
-/// and the boxes the build searches; it also grows the motion the cone test must beat
-/// (`cone_tree`), so fewer smooth regions are skipped. 4 (with a skin of half a margin)
-/// took the fewest instructions on the 64² bench cloth, of windows 2-8 and skins of
-/// 0.25-1 margin (docs/performance.md, eleventh step).
+/// Substeps one list may serve at most. A longer window grows the bound, and with it the
+/// list and the boxes the build searches; it also grows the motion the cone test must
+/// beat (`cone_tree`), so fewer smooth regions are skipped. 4 (with a skin of half a
+/// margin) took the fewest instructions on the 64² bench cloth, of windows 2-8 and skins
+/// of 0.25-1 margin (docs/performance.md, eleventh step).
 pub(super) const WINDOW: u32 = 4;
+
+/// Substeps a list serves at least. A list that had to be rebuilt after serving `k`
+/// substeps (its vertices left their paths) is followed by one of `k + 1`, no fewer
+/// than this: where motion is jerky lists are rebuilt that soon anyway, and a shorter
+/// window is searched with a tighter bound. A list that lasts its window is followed
+/// by one of [`WINDOW`] (on the 64² bench cloth, 48 frames: 7.250 G instructions in the
+/// frames with fixed windows of 4, 7.098 G with windows of 2-4, 7.114 G with 2-8 and
+/// 7.270 G with 4-8; docs/performance.md, seventeenth step).
+const MIN_WINDOW: u32 = 2;
 
 /// Vertices off their paths that a list repairs instead of being rebuilt (more: a
 /// build). A repair re-tests every triangle around them by boxes alone.
@@ -296,6 +306,8 @@ pub(super) struct Candidates {
     paths: Vec<Path>,
     /// Substeps served since the build (0: no list).
     served: u32,
+    /// Substeps this list may serve (its window, [`MIN_WINDOW`] to [`WINDOW`]).
+    window: u32,
     /// Lists built so far (for tests and profiling).
     pub(super) builds: u64,
     /// Starts of the last two substeps (`[y₋₁, y₋₂]`) and how many of them are known.
@@ -321,7 +333,7 @@ impl Candidates {
     fn check(&self, vertices: &[u32], x: &[Vec3], x_prev: &[Vec3], skin: f32) -> Check {
         // Lists built for these vertices, their window with substeps left: what keeping
         // them and repairing them both need.
-        if !(self.served > 0 && self.served < WINDOW && self.paths.len() == x.len()) {
+        if !(self.served > 0 && self.served < self.window && self.paths.len() == x.len()) {
             return Check::Rebuild;
         }
         let (n, half) = (self.served as f32, 0.5 * skin);
@@ -428,13 +440,18 @@ impl Surfaces {
             return;
         }
         let mut c = std::mem::take(&mut self.candidates);
+        // Rebuilt early after `k` substeps: a window of `k + 1`; else a full one.
+        c.window = match c.served {
+            k if k > 0 && k < c.window => (k + 1).clamp(MIN_WINDOW, WINDOW),
+            _ => WINDOW,
+        };
         c.start_paths(x, x_prev);
         c.remember(x_prev);
         c.frame = Path::mean(&c.paths, &self.vertices);
-        self.all_vertex_boxes(&c.paths, &c.frame, skin, &mut c.boxes);
+        self.all_vertex_boxes(&c.paths, &c.frame, skin, c.window, &mut c.boxes);
         let keep: Vec<f32> = self.self_radius.iter().map(|r| 2.0 * r + self.margin + 3.0 * skin).collect();
         let mut tree = std::mem::take(&mut self.tree);
-        tree.refit(self, &c.paths, 0.5 * skin, &c.boxes, &keep);
+        tree.refit(self, &c.paths, c.window, 0.5 * skin, &c.boxes, &keep);
         let found = tree
             .search(self, filter, &|out: &mut Found, pair: LeafPair| self.test_leaf_pair(&c, filter, skin, out, pair));
         self.tree = tree;
@@ -453,8 +470,15 @@ impl Surfaces {
     /// `|δ| + (W − 1)·|a|` and `s`) and by its radius. Two boxes apart means the pair
     /// stays out of reach for the whole window. The frame moves with the surfaces' mean
     /// motion (the module documentation says why).
-    fn vertex_boxes(&self, idx: [u32; LANES], paths: &[Path], frame: &Path, skin: f32) -> [(Vec3, Vec3); LANES] {
-        let (last, slack) = ((WINDOW - 1) as f32, 1.5 * skin + 0.5 * self.margin);
+    fn vertex_boxes(
+        &self,
+        idx: [u32; LANES],
+        paths: &[Path],
+        frame: &Path,
+        skin: f32,
+        window: u32,
+    ) -> [(Vec3, Vec3); LANES] {
+        let (last, slack) = ((window - 1) as f32, 1.5 * skin + 0.5 * self.margin);
         let rows = path_lanes(paths, idx);
         let row = |f: usize| Vec3x8 { x: rows[f], y: rows[f + 1], z: rows[f + 2] };
         let splat = |v: Vec3| Vec3x8 { x: f32x8::splat(v.x), y: f32x8::splat(v.y), z: f32x8::splat(v.z) };
@@ -464,7 +488,7 @@ impl Surfaces {
             (row(3) - splat(frame.velocity), row(6) - splat(frame.step), row(9) - splat(frame.acceleration));
         let mut start = row(0);
         let (mut lo, mut hi) = (start, start);
-        for k in 0..WINDOW {
+        for k in 0..window {
             let n = f32x8::splat(k as f32);
             if k > 0 {
                 start = start + (v + a * n);
@@ -486,7 +510,7 @@ impl Surfaces {
     }
 
     /// Every vertex's box along its path (see [`Surfaces::vertex_boxes`]), into `boxes`.
-    fn all_vertex_boxes(&self, paths: &[Path], frame: &Path, skin: f32, boxes: &mut Vec<(Vec3, Vec3)>) {
+    fn all_vertex_boxes(&self, paths: &[Path], frame: &Path, skin: f32, window: u32, boxes: &mut Vec<(Vec3, Vec3)>) {
         let n = paths.len();
         boxes.clear();
         boxes.resize(n, (Vec3::ZERO, Vec3::ZERO));
@@ -494,7 +518,7 @@ impl Surfaces {
             for (b, batch) in chunk.chunks_mut(LANES).enumerate() {
                 let first = c * 1024 + b * LANES;
                 let idx = std::array::from_fn(|l| (first + l.min(batch.len() - 1)) as u32);
-                let found = self.vertex_boxes(idx, paths, frame, skin);
+                let found = self.vertex_boxes(idx, paths, frame, skin, window);
                 batch.copy_from_slice(&found[..batch.len()]);
             }
         });
@@ -521,7 +545,7 @@ impl Surfaces {
         // The strays' boxes, eight a batch (the last lanes repeat the last stray).
         for batch in strays.chunks(LANES) {
             let idx = std::array::from_fn(|l| batch[l.min(batch.len() - 1)]);
-            let found = self.vertex_boxes(idx, &c.paths, &c.frame, skin);
+            let found = self.vertex_boxes(idx, &c.paths, &c.frame, skin, c.window);
             for (&v, &b) in batch.iter().zip(&found) {
                 c.boxes[v as usize] = b;
             }
@@ -563,8 +587,8 @@ impl Surfaces {
 
     /// The bound on a pair's distance at the build beyond which no substep of the window
     /// keeps it (module documentation), from its closest vertices' paths `a` and `b`.
-    fn reach_bound(&self, a: &[u32], b: &[u32], paths: &[Path], skin: f32) -> f32 {
-        let last = (WINDOW - 1) as f32;
+    fn reach_bound(&self, a: &[u32], b: &[u32], c: &Candidates, skin: f32) -> f32 {
+        let (last, paths) = ((c.window - 1) as f32, &c.paths);
         // Largest squared differences, one root each: the square root is monotone and
         // correctly rounded, so this is the largest of the lengths, bit for bit.
         let (mut dv, mut dd, mut da) = (0.0f32, 0.0f32, 0.0f32);
@@ -606,7 +630,7 @@ impl Surfaces {
                 let (bary, _) = closest_point(p, a, b, cc);
                 let dist = p.distance(point(bary, a, b, cc));
                 let d = self.thickness(self.vertex_body[v as usize] as usize, tb);
-                if dist <= d + self.reach_bound(&[v], &tri, &c.paths, skin) && self.vertex_pair_allowed(filter, v, t) {
+                if dist <= d + self.reach_bound(&[v], &tri, c, skin) && self.vertex_pair_allowed(filter, v, t) {
                     out.vertex_triangle.push((v, t));
                 }
             }
@@ -638,7 +662,7 @@ impl Surfaces {
                 let (s, t) = closest_segment_params(a0, a1, b0, b1);
                 let dist = a0.lerp(a1, s).distance(b0.lerp(b1, t));
                 let d = self.thickness(self.edge_body[ea as usize] as usize, self.edge_body[eb as usize] as usize);
-                if dist <= d + self.reach_bound(&p, &q, &c.paths, skin) && self.edge_pair_allowed(filter, lo, hi) {
+                if dist <= d + self.reach_bound(&p, &q, c, skin) && self.edge_pair_allowed(filter, lo, hi) {
                     out.edge_edge.push((lo, hi));
                 }
             }

@@ -171,8 +171,8 @@ fn merge(a: &Bound, b: &Bound) -> Bound {
 /// distance of its pairs, beats what a substep keeps plus the relative motion of a pair,
 /// bounded by the spread of the region's steps and accelerations (`|Δδ| + N·|Δa|` for
 /// any two of its vertices, module documentation of `candidates`).
-fn smooth(b: &Bound) -> bool {
-    let last = (WINDOW - 1) as f32;
+fn smooth(b: &Bound, window: u32) -> bool {
+    let last = (window - 1) as f32;
     let spread = (b.steps.1 - b.steps.0).length() + last * (b.accelerations.1 - b.accelerations.0).length();
     b.cos > 0.0 && b.altitude * b.cos > b.keep + spread
 }
@@ -246,6 +246,8 @@ pub(super) struct ConeTree {
     star: Vec<u32>,
     /// Whether smooth regions are skipped (off: a plain BVH, for tests).
     pub(super) cones: bool,
+    /// Substeps of the window of the last refit.
+    window: u32,
 }
 
 /// Each triangle's neighbours through shared edges (NONE-padded).
@@ -391,7 +393,7 @@ impl ConeTree {
     /// Builds the trees of `s`'s colliding bodies from the rest positions `rest`
     /// (global vertex indices).
     pub(super) fn new(s: &Surfaces, rest: &[Vec3]) -> ConeTree {
-        let mut tree = ConeTree { cones: true, ..Default::default() };
+        let mut tree = ConeTree { cones: true, window: WINDOW, ..Default::default() };
         let tris = &s.triangles;
         // Owners: a vertex's first triangle, an edge's first triangle.
         let mut vertex_owner = vec![NONE; rest.len()];
@@ -724,7 +726,7 @@ impl ConeTree {
         if !self.cones || !self.nodes[n as usize].prunable {
             return false;
         }
-        smooth(&self.bounds[n as usize])
+        smooth(&self.bounds[n as usize], self.window)
     }
 
     /// Calls `leaf_pair(origin, ta, tb)` for the triangles of leaves `a` and `b` (whose
@@ -805,19 +807,29 @@ impl ConeTree {
         if x.altitude.min(y.altitude) * x.cos.min(y.cos) <= x.keep.max(y.keep) {
             return false;
         }
-        smooth(&merge(x, y))
+        smooth(&merge(x, y), self.window)
     }
 
     /// Refits every node to the window: `paths[i]` (every global vertex's predicted
     /// path, which the check lets stray by `stray`) and `boxes[i]` (its box along the
     /// path, grown by its share of the reach and its radius), `keep` per body the
     /// thickness plus margin plus three skins (what the cone test must beat).
-    pub(super) fn refit(&mut self, s: &Surfaces, paths: &[Path], stray: f32, boxes: &[(Vec3, Vec3)], keep: &[f32]) {
+    pub(super) fn refit(
+        &mut self,
+        s: &Surfaces,
+        paths: &[Path],
+        window: u32,
+        stray: f32,
+        boxes: &[(Vec3, Vec3)],
+        keep: &[f32],
+    ) {
+        self.window = window;
         let mut bounds = std::mem::take(&mut self.bounds);
         let mut leaves = std::mem::take(&mut self.leaves);
         let mut triangle_boxes = std::mem::take(&mut self.triangle_boxes);
         leaves.resize(self.leaf_corners.len(), Bound::default());
-        let leaf = Leaves { corners: &self.leaf_corners, flipped: &self.leaf_flipped, paths, stray, boxes, keep };
+        let leaf =
+            Leaves { corners: &self.leaf_corners, flipped: &self.leaf_flipped, paths, window, stray, boxes, keep };
         leaves
             .par_chunks_mut(LEAF_CHUNK)
             .zip(triangle_boxes.par_chunks_mut(LEAF_CHUNK))
@@ -932,6 +944,8 @@ struct Leaves<'a> {
     flipped: &'a [bool],
     /// Every global vertex's predicted path.
     paths: &'a [Path],
+    /// Substeps the window lasts.
+    window: u32,
     /// How far the check lets a vertex stray from its path.
     stray: f32,
     /// Every vertex's box along its path, grown by its share of the reach and its radius.
@@ -983,7 +997,7 @@ fn leaf_bounds(s: &Surfaces, leaf: &Leaves, first: usize, out: &mut [Bound], tri
         let accelerations: [Vec3x8; 4] = std::array::from_fn(|j| vec(j, 9));
         // The samples, from each corner's path (`Path::end`): `B + δ`, and
         // `B + δ + n·v + (n(n + 1)/2 + n)·a` at the middle and last substeps.
-        let (middle, last) = (0.5 * (WINDOW - 1) as f32, (WINDOW - 1) as f32);
+        let (middle, last) = (0.5 * (leaf.window - 1) as f32, (leaf.window - 1) as f32);
         let at = |n: f32| (f32x8::splat(n), f32x8::splat(0.5 * n * (n + 1.0) + n));
         let (mid, fin) = (at(middle), at(last));
         let samples: [[Vec3x8; 3]; 4] = std::array::from_fn(|j| {
@@ -1217,6 +1231,7 @@ mod tests {
             corners: &tree.leaf_corners,
             flipped: &tree.leaf_flipped,
             paths: &paths,
+            window: WINDOW,
             stray,
             boxes: &boxes,
             keep: &keep,
