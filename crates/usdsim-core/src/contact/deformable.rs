@@ -4,8 +4,9 @@
 //!
 //! Following Bridson, Fedkiw & Anderson 2002, "Robust Treatment of Collisions, Contact
 //! and Friction for Cloth Animation", every surface vertex keeps a distance `d` (the
-//! *thickness*: the sum of the vertex's and the triangle's contact radii) from every
-//! surface triangle it does not belong to:
+//! *thickness*: the sum of the vertex's and the triangle's contact radii, or, within one
+//! body, no more than half its small triangle altitude: [`Surfaces::thickness`]) from
+//! every surface triangle it does not belong to:
 //!
 //! * **Detection, every substep.** Each triangle's box swept over the substep (start and
 //!   predicted positions) is grown by its radius plus a margin, and so is each vertex's.
@@ -293,15 +294,20 @@ impl Surfaces {
                     }
                 }
             }
-            for (b, body) in scene.bodies.iter().enumerate() {
-                let altitudes: Vec<f32> = (s.triangles.iter().zip(&s.tri_body))
-                    .filter(|&(_, &tb)| tb == b as u32)
-                    .map(|(t, _)| {
-                        let [a, bb, c] = t.map(|i| body.positions[(i - ranges[b].start as u32) as usize]);
+            // Each body's colliding triangles are one run of `triangles`, in body order.
+            let mut first = 0;
+            while first < s.triangles.len() {
+                let b = s.tri_body[first] as usize;
+                let count = s.tri_body[first..].iter().take_while(|&&tb| tb as usize == b).count();
+                let at = |i: u32| scene.bodies[b].positions[(i - ranges[b].start as u32) as usize];
+                let altitudes: Vec<f32> = (s.triangles[first..first + count].iter())
+                    .map(|t| {
+                        let [a, bb, c] = t.map(at);
                         cone_tree::altitude(a, bb, c)
                     })
                     .collect();
                 s.self_radius[b] = self_radius(s.radius[b], &altitudes);
+                first += count;
             }
             let mean_edge = if edges > 0 { (edge_sum / edges as f64) as f32 } else { 1.0 };
             let max_radius = s.radius.iter().copied().fold(0.0f32, f32::max);
@@ -587,7 +593,8 @@ impl Surfaces {
     }
 
     /// The distance a feature of body `a` keeps from one of body `b`: the sum of their
-    /// contact radii, or twice the self-contact radius for a body with itself.
+    /// contact radii, or twice the self-contact radius for a body with itself
+    /// ([`self_radius`]: its radius, capped by its mesh).
     fn thickness(&self, a: usize, b: usize) -> f32 {
         if a == b {
             2.0 * self.self_radius[a]
