@@ -392,6 +392,57 @@ impl Surfaces {
     /// when the motion since their last build leaves their skin; the tests themselves
     /// are those of a search from scratch, so the contacts are the same either way.
     pub fn detect(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
+        self.detect_in_substep(x, x_prev, w, filter, out);
+    }
+
+    /// [`Surfaces::detect`] again in the same substep, after its predictions `x` changed
+    /// (a body switched to implicit Euler at a contact, `solver/history.rs`): the
+    /// candidate lists are checked against the new predictions as the substep's first
+    /// detection checked them against the old ones, and repaired or rebuilt as needed.
+    pub fn detect_again(
+        &mut self,
+        x: &[Vec3],
+        x_prev: &[Vec3],
+        w: &[f32],
+        filter: &FilterTable,
+        out: &mut Vec<Contact>,
+    ) {
+        self.candidates.forget_substep();
+        self.detect_in_substep(x, x_prev, w, filter, out);
+    }
+
+    /// Every pair the filters allow, each tested as a substep tests a listed pair: what
+    /// the lists (the boxes, the cone test, the moving frame, the bound) must never lose,
+    /// found without any of them (for tests: it tests every pair).
+    #[cfg(test)]
+    pub(crate) fn every_contact(&self, filter: &FilterTable, x: &[Vec3], x_prev: &[Vec3], w: &[f32]) -> Vec<Contact> {
+        let mut out = Vec::new();
+        for &v in &self.vertices {
+            for t in 0..self.triangles.len() as u32 {
+                if self.vertex_pair_allowed(filter, v, t) {
+                    self.vertex_contact(v, t, x, x_prev, w, &mut out);
+                }
+            }
+        }
+        let edges = self.edges.len() as u32;
+        for ea in 0..edges {
+            for eb in ea + 1..edges {
+                if self.edge_pair_allowed(filter, ea, eb) {
+                    self.edge_contact(ea, eb, x, x_prev, w, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    fn detect_in_substep(
+        &mut self,
+        x: &[Vec3],
+        x_prev: &[Vec3],
+        w: &[f32],
+        filter: &FilterTable,
+        out: &mut Vec<Contact>,
+    ) {
         out.clear();
         if self.triangles.is_empty() {
             return;

@@ -124,16 +124,17 @@ impl Solver {
             .collect()
     }
 
-    /// Marks the groups this substep's contacts touch: they take implicit Euler in this
+    /// Marks the groups this substep's contacts touch (adding to `touched_now`, which
+    /// the substep clears before its first detection): they take implicit Euler in this
     /// substep and until a frame's substeps pass without a contact (see the module
     /// docs). In a BDF2 substep the bodies of a newly touched group are predicted again
-    /// with implicit Euler, and the solve's inverse masses are made.
-    pub(super) fn euler_where_touched(&mut self, dt: f32, bdf: bool) {
+    /// with implicit Euler; returns whether any was, so that the substep finds its
+    /// contacts again from the new predictions.
+    pub(super) fn euler_where_touched(&mut self, dt: f32, bdf: bool) -> bool {
         if self.settings.time_scheme != TimeScheme::Bdf2 {
-            return;
+            return false;
         }
         let mut now = std::mem::take(&mut self.history.touched_now);
-        now.fill(false);
         let mut mark = |vertex: usize| now[self.history.group[self.body_of(vertex)]] = true;
         for vc in &self.contacts {
             mark(vc.vertex as usize);
@@ -146,11 +147,13 @@ impl Solver {
         for c in &self.rigid_contacts.list {
             mark(c.vertex as usize);
         }
+        let mut switched = false;
         if bdf {
             let History { v: vh, base, euler, group, .. } = &mut self.history;
             for (b, range) in self.bodies.iter().enumerate() {
                 if now[group[b]] && !euler[b] {
                     euler[b] = true;
+                    switched = true;
                     let g = self.body_gravity[b];
                     for i in range.clone().filter(|&i| self.w[i] > 0.0) {
                         base[i] = self.x_prev[i];
@@ -159,15 +162,28 @@ impl Solver {
                     }
                 }
             }
+        }
+        self.history.touched_now = now;
+        switched
+    }
+
+    /// Ends the substep's choice of time scheme, once its contacts are final: in a BDF2
+    /// substep the solve's inverse masses (those of implicit Euler bodies scaled, see
+    /// the module docs), and each group's count of substeps since a contact.
+    pub(super) fn settle_time_scheme(&mut self, bdf: bool) {
+        if self.settings.time_scheme != TimeScheme::Bdf2 {
+            return;
+        }
+        if bdf {
             let History { euler, w, .. } = &mut self.history;
             w.clone_from(&self.w);
             for (range, _) in self.bodies.iter().zip(euler.iter()).filter(|(_, &e)| e) {
                 w[range.clone()].iter_mut().for_each(|w| *w *= EULER_IN_BDF2_INVERSE_MASS);
             }
         }
-        for (since, &touched) in self.history.since_contact.iter_mut().zip(&now) {
+        let History { since_contact, touched_now, .. } = &mut self.history;
+        for (since, &touched) in since_contact.iter_mut().zip(touched_now.iter()) {
             *since = if touched { 0 } else { since.saturating_add(1) };
         }
-        self.history.touched_now = now;
     }
 }

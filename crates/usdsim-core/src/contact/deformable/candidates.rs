@@ -313,6 +313,10 @@ pub(super) struct Candidates {
     /// Starts of the last two substeps (`[y₋₁, y₋₂]`) and how many of them are known.
     history: [Vec<Vec3>; 2],
     known: usize,
+    /// What the last [`Candidates::remember`] replaced (the start it dropped and the
+    /// count it found), so that [`Candidates::forget_substep`] can put it back.
+    dropped: Vec<Vec3>,
+    known_before: usize,
     /// Scratch: each vertex's box along its path, grown by its share of the reach and
     /// by its radius.
     boxes: Vec<(Vec3, Vec3)>,
@@ -368,13 +372,30 @@ impl Candidates {
 
     /// Remembers this substep's start for the next build's velocity and acceleration.
     fn remember(&mut self, x_prev: &[Vec3]) {
+        self.known_before = self.known;
         if self.history[0].len() != x_prev.len() {
             self.known = 0;
         }
+        // The oldest start goes to `dropped` (its buffer is reused for this one).
+        std::mem::swap(&mut self.history[1], &mut self.dropped);
         self.history.swap(0, 1);
         self.history[0].clear();
         self.history[0].extend_from_slice(x_prev);
         self.known = (self.known + 1).min(2);
+    }
+
+    /// Undoes this substep's refresh, so that the lists can be refreshed again for the
+    /// same substep with new predictions: the substep no longer counts as served and its
+    /// start is no longer remembered. A list built in it is given up (the next refresh
+    /// builds again); pairs a repair added stay, as a list may hold more than it must.
+    pub(super) fn forget_substep(&mut self) {
+        if self.served == 0 {
+            return;
+        }
+        self.served -= 1;
+        self.history.swap(0, 1);
+        std::mem::swap(&mut self.history[1], &mut self.dropped);
+        self.known = self.known_before;
     }
 
     /// Starts paths at this substep (`x_prev`, `x`) from the remembered starts: with two
@@ -740,29 +761,6 @@ pub(super) mod tests {
             })
     }
 
-    /// Every pair the filters allow, each tested as a substep tests a listed pair: what
-    /// the lists (the boxes, the cone test, the moving frame, the bound) must never lose,
-    /// found without any of them.
-    fn every_pair(s: &Surfaces, filter: &FilterTable, x: &[Vec3], x_prev: &[Vec3], w: &[f32]) -> Vec<Contact> {
-        let mut out = Vec::new();
-        for &v in &s.vertices {
-            for t in 0..s.triangles.len() as u32 {
-                if s.vertex_pair_allowed(filter, v, t) {
-                    s.vertex_contact(v, t, x, x_prev, w, &mut out);
-                }
-            }
-        }
-        let edges = s.edges.len() as u32;
-        for ea in 0..edges {
-            for eb in ea + 1..edges {
-                if s.edge_pair_allowed(filter, ea, eb) {
-                    s.edge_contact(ea, eb, x, x_prev, w, &mut out);
-                }
-            }
-        }
-        out
-    }
-
     #[test]
     fn kept_lists_find_what_a_search_from_scratch_finds() {
         // Still, and carried off together fast (the lists' boxes are taken in a frame
@@ -803,7 +801,7 @@ pub(super) mod tests {
         fresh.candidates.invalidate();
         fresh.detect(x, x_prev, &w, filter, &mut b);
         assert!(same(&a, &b), "{what}: {} kept contacts, {} from scratch", a.len(), b.len());
-        let all = every_pair(kept, filter, x, x_prev, &w);
+        let all = kept.every_contact(filter, x, x_prev, &w);
         assert!(same(&a, &all), "{what}: {} kept contacts, {} of all pairs", a.len(), all.len());
         !a.is_empty()
     }
