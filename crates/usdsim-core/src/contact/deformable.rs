@@ -392,7 +392,22 @@ impl Surfaces {
     /// when the motion since their last build leaves their skin; the tests themselves
     /// are those of a search from scratch, so the contacts are the same either way.
     pub fn detect(&mut self, x: &[Vec3], x_prev: &[Vec3], w: &[f32], filter: &FilterTable, out: &mut Vec<Contact>) {
-        self.detect_in_substep(x, x_prev, w, filter, out);
+        out.clear();
+        if self.triangles.is_empty() {
+            return;
+        }
+        self.refresh_candidates(x, x_prev, filter);
+        let this = &*self;
+        let pairs = &this.candidates.vertex_triangle;
+        collect_in_order(pairs.len(), out, |k, _, local| {
+            let (v, t) = pairs[k];
+            this.vertex_contact(v, t, x, x_prev, w, local)
+        });
+        let pairs = &this.candidates.edge_edge;
+        collect_in_order(pairs.len(), out, |k, _, local| {
+            let (ea, eb) = pairs[k];
+            this.edge_contact(ea, eb, x, x_prev, w, local)
+        });
     }
 
     /// [`Surfaces::detect`] again in the same substep, after its predictions `x` changed
@@ -408,7 +423,7 @@ impl Surfaces {
         out: &mut Vec<Contact>,
     ) {
         self.candidates.forget_substep();
-        self.detect_in_substep(x, x_prev, w, filter, out);
+        self.detect(x, x_prev, w, filter, out);
     }
 
     /// Every pair the filters allow, each tested as a substep tests a listed pair: what
@@ -433,32 +448,6 @@ impl Surfaces {
             }
         }
         out
-    }
-
-    fn detect_in_substep(
-        &mut self,
-        x: &[Vec3],
-        x_prev: &[Vec3],
-        w: &[f32],
-        filter: &FilterTable,
-        out: &mut Vec<Contact>,
-    ) {
-        out.clear();
-        if self.triangles.is_empty() {
-            return;
-        }
-        self.refresh_candidates(x, x_prev, filter);
-        let this = &*self;
-        let pairs = &this.candidates.vertex_triangle;
-        collect_in_order(pairs.len(), out, |k, _, local| {
-            let (v, t) = pairs[k];
-            this.vertex_contact(v, t, x, x_prev, w, local)
-        });
-        let pairs = &this.candidates.edge_edge;
-        collect_in_order(pairs.len(), out, |k, _, local| {
-            let (ea, eb) = pairs[k];
-            this.edge_contact(ea, eb, x, x_prev, w, local)
-        });
     }
 
     /// Triangle `t`'s box over the substep (start and predicted positions), grown by its
