@@ -323,8 +323,8 @@ pub struct RunArgs {
     pub max_depenetration_velocity: f32,
 
     /// Let cloth (surface bodies) collide with itself. Off by default for cost: on the
-    /// swinging 64² bench cloth its search adds about 0.5-0.7 times the rest of the frame
-    /// (docs/performance.md).
+    /// swinging 64² bench cloth its search adds one to one and a half times the rest of
+    /// the frame over the scene's 240 frames (docs/performance.md).
     #[arg(long)]
     pub self_contact: bool,
 

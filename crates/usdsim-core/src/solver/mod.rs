@@ -60,9 +60,9 @@ pub struct Settings {
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
     /// Surface bodies (cloth) collide with themselves. Off by default for now: on the
-    /// swinging 64² bench cloth the search still adds about 0.5-0.7 times the rest of
-    /// the frame (docs/performance.md, thirteenth step); the CLI's
-    /// `--self-contact` turns it on.
+    /// swinging 64² bench cloth the search still adds one to one and a half times the
+    /// rest of the frame over the scene's 240 frames (docs/performance.md, nineteenth step);
+    /// the CLI's `--self-contact` turns it on.
     pub self_contact: bool,
     /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
     /// folds onto itself, and the search would cost every volume body every substep.
