@@ -340,6 +340,36 @@ fn edge_neighbours(triangles: &[[u32; 3]]) -> Vec<[u32; 3]> {
     out
 }
 
+/// Whether the triangles `run` are connected through shared edges (`neighbours`): a
+/// union-find over the run. `label` (one entry per triangle) and `parent` are scratch.
+fn connected_through_edges(run: &[u32], neighbours: &[[u32; 3]], label: &mut [u32], parent: &mut Vec<u32>) -> bool {
+    for (k, &t) in run.iter().enumerate() {
+        label[t as usize] = k as u32;
+    }
+    parent.clear();
+    parent.extend(0..run.len() as u32);
+    fn find(parent: &mut [u32], mut k: u32) -> u32 {
+        while parent[k as usize] != k {
+            parent[k as usize] = parent[parent[k as usize] as usize];
+            k = parent[k as usize];
+        }
+        k
+    }
+    let mut groups = run.len();
+    for (k, &t) in run.iter().enumerate() {
+        for &o in &neighbours[t as usize] {
+            let inside = o != NONE && (label[o as usize] as usize) < run.len() && run[label[o as usize] as usize] == o;
+            if inside {
+                let (a, b) = (find(parent, k as u32), find(parent, label[o as usize]));
+                if a != b {
+                    parent[a as usize] = b;
+                    groups -= 1;
+                }
+            }
+        }
+    }
+    groups == 1
+}
 /// What the tree's build reads of the triangles: their corners, rest positions and
 /// neighbours through shared edges.
 struct Mesh<'a> {
@@ -523,34 +553,7 @@ impl ConeTree {
             if node.left == NONE {
                 continue;
             }
-            let run = tree.run(node);
-            for (k, &t) in run.iter().enumerate() {
-                label[t as usize] = k as u32;
-            }
-            parent.clear();
-            parent.extend(0..run.len() as u32);
-            fn find(parent: &mut [u32], mut k: u32) -> u32 {
-                while parent[k as usize] != k {
-                    parent[k as usize] = parent[parent[k as usize] as usize];
-                    k = parent[k as usize];
-                }
-                k
-            }
-            let mut groups = run.len();
-            for (k, &t) in run.iter().enumerate() {
-                for &o in &neighbours[t as usize] {
-                    let inside =
-                        o != NONE && (label[o as usize] as usize) < run.len() && run[label[o as usize] as usize] == o;
-                    if inside {
-                        let (a, b) = (find(&mut parent, k as u32), find(&mut parent, label[o as usize]));
-                        if a != b {
-                            parent[a as usize] = b;
-                            groups -= 1;
-                        }
-                    }
-                }
-            }
-            connected[n] = groups == 1;
+            connected[n] = connected_through_edges(tree.run(node), &neighbours, &mut label, &mut parent);
         }
         // Adjacent node pairs: the ancestors of two triangles sharing an edge, below
         // where their branches meet.
@@ -647,7 +650,10 @@ impl ConeTree {
         let mut stars = VertexRegions { start: Vec::with_capacity(rest.len() + 1), ..Default::default() };
         stars.start.push(0);
         for v in 0..rest.len() as u32 {
-            stars.leaves.extend(tree.region(tree.star(v), tris, &neighbours, &close_vertices).unwrap_or_default());
+            stars.leaves.extend(
+                tree.region(tree.star(v), tris, &neighbours, &close_vertices, (&mut label, &mut parent))
+                    .unwrap_or_default(),
+            );
             stars.start.push(stars.leaves.len() as u32);
         }
         stars.smooth.slots = (0..rest.len()).map(|_| AtomicU32::new(0)).collect();
@@ -666,6 +672,7 @@ impl ConeTree {
         triangles: &[[u32; 3]],
         neighbours: &[[u32; 3]],
         close_vertices: &[bool],
+        (label, parent): (&mut [u32], &mut Vec<u32>),
     ) -> Option<Vec<u32>> {
         if seeds.is_empty() {
             return None;
@@ -676,21 +683,7 @@ impl ConeTree {
         let mut region: Vec<u32> =
             leaves.iter().flat_map(|&n| self.run(&self.nodes[n as usize]).iter().copied()).collect();
         region.sort_unstable();
-        // Connected: a walk through shared edges from the first triangle reaches all.
-        let mut reached = vec![false; region.len()];
-        let mut stack = vec![0usize];
-        reached[0] = true;
-        while let Some(k) = stack.pop() {
-            for &o in &neighbours[region[k] as usize] {
-                if let Ok(j) = region.binary_search(&o) {
-                    if !reached[j] {
-                        reached[j] = true;
-                        stack.push(j);
-                    }
-                }
-            }
-        }
-        if reached.contains(&false) {
+        if !connected_through_edges(&region, neighbours, label, parent) {
             return None;
         }
         let triangles = |t: u32| triangles[t as usize];
@@ -705,13 +698,12 @@ impl ConeTree {
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        if vertices.len() + region.len() != edges.len() + 1 {
+        if vertices.len() + region.len() != edges.len() + 1 || vertices.iter().any(|&v| close_vertices[v as usize]) {
             return None;
         }
-        let close = vertices.iter().any(|&v| close_vertices[v as usize]);
         let mut leaves: Vec<u32> = leaves.iter().map(|&n| self.nodes[n as usize].leaf).collect();
         leaves.sort_unstable();
-        (!close).then_some(leaves)
+        Some(leaves)
     }
 
     fn run(&self, node: &Node) -> &[u32] {
