@@ -322,11 +322,19 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0.5, value_name = "M_PER_S", value_parser = positive_f32)]
     pub max_depenetration_velocity: f32,
 
-    /// Let cloth (surface bodies) collide with itself. Off by default for cost: on the
+    /// Let every cloth (surface body) collide with itself, whatever the asset says.
+    /// Without this flag a body collides with itself when its asset asks
+    /// (`physxDeformableBody:selfCollision = true`, PhysX's per-body switch, off by
+    /// default as in that schema). Not on for every cloth by default, for cost: on the
     /// swinging 64² bench cloth its search adds one to one and a half times the rest of
     /// the frame over the scene's 240 frames (docs/performance.md).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_self_contact")]
     pub self_contact: bool,
+
+    /// No body collides with itself, even where its asset asks for it
+    /// (`physxDeformableBody:selfCollision`): a quicker preview of a heavy garment.
+    #[arg(long)]
+    pub no_self_contact: bool,
 
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(short = 'j', long, allow_negative_numbers = true, value_parser = count::<1, 1024>)]
@@ -422,6 +430,18 @@ pub enum ModelArg {
     Fem,
     /// A spring-mass-damper network built from the mesh.
     Springs,
+}
+
+impl RunArgs {
+    /// The solver's self-contact setting from `--self-contact` and `--no-self-contact`:
+    /// every cloth, none, or (neither flag) the bodies whose asset asks.
+    pub fn self_contact_override(&self) -> Option<bool> {
+        match (self.self_contact, self.no_self_contact) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// `--time-scheme`.

@@ -153,6 +153,7 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "mass": both(f64::from(solver.body_mass(BodyId(b))), kpu),
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
                 "model": model_json(&body.model),
+                "self_collision": body.self_collision,
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
                 "plasticity": plastic_json(&body.plastic),
                 "subset_materials": (0..body.materials.len()).map(|k| json!({
@@ -302,7 +303,7 @@ fn plastic_text(v: &Value) -> String {
     format!("plastic beyond {} x rest length at rate {}, {cap}", num(&v["yield_ratio"]), num(&v["rate"]))
 }
 
-/// `model ..., tear ..., plasticity` for one body.
+/// `model ..., tear ..., plasticity` for one body, and whether its asset asks it to collide with itself.
 fn extras_text(b: &Value) -> String {
     let m = &b["model"];
     let model = if m["kind"] == "springs" {
@@ -316,7 +317,9 @@ fn extras_text(b: &Value) -> String {
     } else {
         "model fem".to_string()
     };
-    format!("{model}, tear {}, {}", tear_text(&b["tear_ratio"]), plastic_text(&b["plasticity"]))
+    // Said only where the asset asks: most bodies do not collide with themselves.
+    let own = if b["self_collision"] == true { ", collides with itself (asset)" } else { "" };
+    format!("{model}, tear {}, {}{own}", tear_text(&b["tear_ratio"]), plastic_text(&b["plasticity"]))
 }
 
 /// Renders the description as aligned tables.

@@ -76,7 +76,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         frame_dt: (1.0 / info.time_codes_per_second) as f32,
         contact_offset: (args.contact_offset / info.meters_per_unit) as f32,
         max_depenetration_velocity: (f64::from(args.max_depenetration_velocity) / info.meters_per_unit) as f32,
-        self_contact: args.self_contact,
+        self_contact: args.self_contact_override(),
         integrator: args.integrator.integrator(),
         time_scheme: args.time_scheme.time_scheme(),
         ..Settings::default()
@@ -185,6 +185,7 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
             centre_of_mass: solver.centre_of_mass(b).to_array(),
             lowest: solver.positions(b).iter().map(|p| p.dot(up)).fold(f32::INFINITY, f32::min),
             topology_changes: solver.topology_version(b),
+            self_contact: solver.self_contact(b),
         })
         .collect();
     Ok(Summary {

@@ -167,6 +167,8 @@ pub struct BodyResult {
     pub lowest: f32,
     /// How many times the body's topology changed (tear events).
     pub topology_changes: u32,
+    /// Whether it collided with itself (its asset asked, or `--self-contact`).
+    pub self_contact: bool,
 }
 
 /// A text bake above this size gets a note suggesting `.usdc`.
@@ -208,6 +210,10 @@ impl Summary {
                 count(b.topology_changes as usize, "topology change", "topology changes"),
                 count(b.vertices, "vertex", "vertices")
             ));
+        }
+        let own: Vec<&str> = self.bodies.iter().filter(|b| b.self_contact).map(|b| b.prim.as_str()).collect();
+        if !own.is_empty() {
+            out.push_str(&format!("\n  self contact: {}", own.join(", ")));
         }
         if self.is_large_text() {
             out.push_str(&format!(
@@ -261,6 +267,7 @@ impl Summary {
                 "centre_of_mass": b.centre_of_mass,
                 "lowest": b.lowest,
                 "topology_changes": b.topology_changes,
+                "self_contact": b.self_contact,
             })).collect::<Vec<_>>(),
         })
     }

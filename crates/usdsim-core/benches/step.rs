@@ -150,7 +150,7 @@ fn bench_settings() -> Settings {
 
 /// The bench settings with the command line's 2 mm contact offset.
 fn contact_settings(self_contact: bool) -> Settings {
-    Settings { contact_offset: 0.002, self_contact, ..bench_settings() }
+    Settings { contact_offset: 0.002, self_contact: Some(self_contact), ..bench_settings() }
 }
 
 fn bench_scene(c: &mut Criterion, group: &str, sizes: &[u32], make: fn(u32) -> Scene) {

@@ -62,7 +62,7 @@ fn settings() -> Settings {
         iterations: 10,
         frame_dt: 1.0 / 24.0,
         deformable_contact: false,
-        self_contact: false,
+        self_contact: Some(false),
         ..Settings::default()
     }
 }

@@ -131,7 +131,7 @@ fn first_intersection(scene: Scene, settings: Settings, frames: u32) -> Option<(
 }
 
 fn settings() -> Settings {
-    Settings { frame_dt: 1.0 / 24.0, contact_offset: 0.006, self_contact: true, ..Settings::default() }
+    Settings { frame_dt: 1.0 / 24.0, contact_offset: 0.006, self_contact: Some(true), ..Settings::default() }
 }
 
 // ---- tests ---------------------------------------------------------------------------
@@ -186,8 +186,31 @@ fn a_sheet_finer_than_its_thickness_folding_onto_itself_never_intersects() {
 #[test]
 fn without_self_contact_the_fold_check_does_fail() {
     // The check above can fail: with self contact off the same sheet intersects itself.
-    let s = Settings { self_contact: false, ..settings() };
+    let s = Settings { self_contact: Some(false), ..settings() };
     assert!(first_intersection(crumpling_sheet(), s, 30).is_some());
+}
+
+/// The crumpling sheet with its asset's self-collision switch set to `asks`.
+fn crumpling_sheet_asking(asks: bool) -> Scene {
+    let mut scene = crumpling_sheet();
+    scene.bodies[0].self_collision = asks;
+    scene
+}
+
+#[test]
+fn by_default_a_sheet_collides_with_itself_where_its_asset_asks() {
+    let by_default = Settings { self_contact: None, ..settings() };
+    assert_eq!(first_intersection(crumpling_sheet_asking(true), by_default, 30), None);
+    // The same sheet not asking intersects itself: the switch, not the settings, held it.
+    assert!(first_intersection(crumpling_sheet_asking(false), by_default, 30).is_some());
+}
+
+#[test]
+fn the_settings_override_what_the_asset_asks() {
+    let off = Settings { self_contact: Some(false), ..settings() };
+    assert!(first_intersection(crumpling_sheet_asking(true), off, 30).is_some());
+    let on = Settings { self_contact: Some(true), ..settings() };
+    assert_eq!(first_intersection(crumpling_sheet_asking(false), on, 30), None);
 }
 
 /// Barycentric coordinates of `p` in tet `t`.
@@ -471,7 +494,7 @@ fn cloth_over_a_cube_edge() -> Scene {
 
 #[test]
 fn a_coarse_cloth_draped_over_a_solid_never_intersects_it() {
-    let settings = Settings { self_contact: false, ..settings() };
+    let settings = Settings { self_contact: Some(false), ..settings() };
     assert_eq!(first_intersection(cloth_over_a_cube_edge(), settings, 48), None);
 }
 

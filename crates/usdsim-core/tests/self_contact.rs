@@ -17,7 +17,7 @@ fn cloth(origin: Vec3, u: Vec3, v: Vec3, verts: u32) -> Body {
 }
 
 fn settings() -> Settings {
-    Settings { frame_dt: 1.0 / 24.0, contact_offset: 0.006, self_contact: true, ..Settings::default() }
+    Settings { frame_dt: 1.0 / 24.0, contact_offset: 0.006, self_contact: Some(true), ..Settings::default() }
 }
 
 /// A vertical sheet dropped on the ground: it crumples into folds lying on each other.
@@ -88,7 +88,7 @@ fn a_cloth_finer_than_its_thickness_moves_as_without_self_contact() {
             p.z += 0.01 * (p.x * 8.0).sin();
         }
         let scene = Scene { gravity: Vec3::new(0.0, 0.0, -9.81), bodies: vec![sheet], ..Default::default() };
-        let mut solver = Solver::new(scene, Settings { self_contact, ..settings() }).unwrap();
+        let mut solver = Solver::new(scene, Settings { self_contact: Some(self_contact), ..settings() }).unwrap();
         for frame in 1..=4 {
             solver.step_frame();
             assert_eq!(solver.deformable_contact_count(), 0, "frame {frame}");

@@ -188,7 +188,7 @@ fn a_strip_pulled_past_its_tear_ratio_tears_into_two_pieces() {
 fn a_strip_with_self_contact_tears_into_two_pieces() {
     // A tearing body's spare vertex slots lie past every body's vertices; the self
     // contact search once indexed them as a body's and panicked on its first substep.
-    let settings = Settings { self_contact: true, ..settings() };
+    let settings = Settings { self_contact: Some(true), ..settings() };
     let Pulled { solver, at_break, .. } = pull_with(settings, 1.5, 1.0, 48, 24);
     assert!(at_break.is_some(), "no edge ever broke");
     assert_eq!(pieces(&solver).len(), 2);

@@ -205,3 +205,17 @@ fn unsupported_things_are_warnings() {
     assert!(all.contains("/Orphan: applies OmniPhysicsSurfaceDeformableSimAPI but neither"), "{all}");
     assert!(all.contains("no PhysicsScene"), "{all}");
 }
+
+#[test]
+fn self_collision_switch_that_is_not_a_bool() {
+    let text = scene(
+        "Mesh",
+        SURFACE_APIS,
+        &format!(
+            "{TET_POINTS}\n        int[] faceVertexCounts = [3]\n        int[] faceVertexIndices = [0, 1, 2]\n        token physxDeformableBody:selfCollision = \"yes\""
+        ),
+    );
+    let (err, message) = error_of(&text, "/World/Body.physxDeformableBody:selfCollision");
+    assert!(matches!(err, ImportError::WrongType { .. }), "{err:?}");
+    assert!(message.contains("bool"), "{message}");
+}

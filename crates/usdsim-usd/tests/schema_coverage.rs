@@ -540,3 +540,37 @@ def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "Omni
     // Lunar gravity: 1.62/9.81 of an earth body's fall (compare with a free body).
     assert!(solver.positions(BodyId(2))[0].z < lunar_points[0].z);
 }
+
+/// PhysX's per-body `physxDeformableBody:selfCollision` is read in both dialects; a body
+/// that does not author it, or authors it off, does not ask.
+#[test]
+fn the_physx_self_collision_switch_is_read_per_body() {
+    let cloth = |name: &str, apis: &str, y: f32, switch: &str| {
+        let points = [
+            Vec3::new(0.0, y, 1.0),
+            Vec3::new(1.0, y, 1.0),
+            Vec3::new(1.0, y + 1.0, 1.0),
+            Vec3::new(0.0, y + 1.0, 1.0),
+        ];
+        format!(
+            "def Mesh \"{name}\" (prepend apiSchemas = [{apis}])\n{{\n{switch}    point3f[] points = {}\n    int[] faceVertexCounts = [3, 3]\n    int[] faceVertexIndices = [0, 1, 2, 0, 2, 3]\n}}\n",
+            fmt_points(&points)
+        )
+    };
+    const OMNI: &str = r#""OmniPhysicsDeformableBodyAPI", "OmniPhysicsSurfaceDeformableSimAPI""#;
+    const AOUSD: &str = r#""PhysicsDeformableBodyAPI", "PhysicsSurfaceDeformableSimAPI""#;
+    const ON: &str = "    bool physxDeformableBody:selfCollision = 1\n";
+    const OFF: &str = "    bool physxDeformableBody:selfCollision = 0\n";
+    let text = format!(
+        "{HEADER}{}{}{}{}",
+        cloth("Asks", OMNI, 0.0, ON),
+        cloth("Silent", OMNI, 2.0, ""),
+        cloth("Declines", OMNI, 4.0, OFF),
+        cloth("AsksAousd", AOUSD, 6.0, ON),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (_, imp) = load(dir.path(), &text);
+    let asks: Vec<(String, bool)> = imp.scene.bodies.iter().map(|b| (b.name.clone(), b.self_collision)).collect();
+    let expected = [("/Asks", true), ("/Silent", false), ("/Declines", false), ("/AsksAousd", true)];
+    assert_eq!(asks, expected.map(|(n, s)| (n.to_string(), s)).to_vec());
+}

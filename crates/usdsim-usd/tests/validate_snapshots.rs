@@ -260,6 +260,26 @@ fn usdsim_ratio_boundaries() {
     assert!(found[0].3.starts_with("names no link kind"), "{}", found[0].3);
 }
 
+/// The switches the importer reads on a body prim (PhysX's self-collision one among
+/// them) must be bools: a run refuses anything else, so `validate` says so first.
+#[test]
+fn body_switches_are_bools() {
+    let with = |attr: &str| tet_scene("", &format!("        {attr}\n"), "");
+    for ok in ["bool physxDeformableBody:selfCollision = 1", "bool omniphysics:kinematicEnabled = 0"] {
+        assert_eq!(codes(&with(ok)), Vec::<String>::new(), "{ok}");
+    }
+    for (bad, name) in [
+        ("float physxDeformableBody:selfCollision = 0.5", "physxDeformableBody:selfCollision"),
+        ("token omniphysics:startsAsleep = \"yes\"", "omniphysics:startsAsleep"),
+        ("float omniphysics:kinematicEnabled = 1", "omniphysics:kinematicEnabled"),
+    ] {
+        let found = findings(&with(bad));
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        assert_eq!((found[0].0.as_str(), found[0].2.as_deref()), ("DB100", Some(name)), "{bad}");
+        assert!(found[0].3.starts_with("expected bool"), "{}", found[0].3);
+    }
+}
+
 #[test]
 fn simulation_owner_targets() {
     let scene = "    def PhysicsScene \"Scene\"\n    {\n    }\n";

@@ -87,7 +87,7 @@ use crate::mesh::closest::{closest_point, closest_segment_params, point};
 use crate::mesh::spatial_hash::SpatialHash;
 use crate::mesh::surface::surface_triangles;
 use crate::parallel::colouring::Shared;
-use crate::scene::{BodyKind, Scene};
+use crate::scene::{Body, BodyKind, Scene};
 use candidates::Candidates;
 use cone_tree::ConeTree;
 use glam::{DVec3, Vec3};
@@ -182,13 +182,32 @@ pub struct Surfaces {
 /// Which bodies collide with themselves.
 #[derive(Clone, Copy, Debug)]
 pub struct SelfContact {
-    /// Surface bodies (cloth, shells).
-    pub surfaces: bool,
-    /// Volume bodies' boundary.
+    /// Surface bodies (cloth, shells): all (`Some(true)`), none (`Some(false)`), or those
+    /// whose asset asks (`None`, [`crate::Body::self_collision`]).
+    pub surfaces: Option<bool>,
+    /// Every volume body's boundary (unless `surfaces` is `Some(false)`, which turns self
+    /// contact off for every body); otherwise those whose asset asks.
     pub volumes: bool,
 }
 
+impl SelfContact {
+    /// Whether `body` collides with itself under these settings.
+    pub fn wanted(&self, body: &Body) -> bool {
+        match (self.surfaces, body.kind) {
+            (Some(false), _) => false,
+            (Some(true), BodyKind::Surface) => true,
+            (None, BodyKind::Surface) => body.self_collision,
+            (_, BodyKind::Volume) => self.volumes || body.self_collision,
+        }
+    }
+}
+
 impl Surfaces {
+    /// Whether body `b` collides with itself.
+    pub fn collides_with_itself(&self, b: usize) -> bool {
+        self.self_contact[b]
+    }
+
     /// Collects the colliding surfaces of `scene` (vertex ranges `ranges` in the global
     /// arrays). `contact_offset` is every vertex's base radius; surface bodies add half
     /// their thickness. With `enabled` false nothing collides (filters are still
@@ -217,13 +236,7 @@ impl Surfaces {
             .bodies
             .iter()
             .enumerate()
-            .map(|(i, b)| {
-                let wanted = match b.kind {
-                    BodyKind::Surface => self_contact.surfaces,
-                    BodyKind::Volume => self_contact.volumes,
-                };
-                wanted && filter.bodies_collide(i, i)
-            })
+            .map(|(i, b)| self_contact.wanted(b) && filter.bodies_collide(i, i))
             .collect();
         let n = scene.bodies.len();
         let mut s = Surfaces {
@@ -1064,7 +1077,24 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Body;
+
+    #[test]
+    fn who_collides_with_itself() {
+        let body = |kind, asks| Body {
+            self_collision: asks,
+            ..Body::new("/b", kind, Vec::new(), crate::scene::Material::elastic(1e5, 0.3, 200.0))
+        };
+        let (surface, volume) = (BodyKind::Surface, BodyKind::Volume);
+        let wanted = |surfaces, volumes, kind, asks| SelfContact { surfaces, volumes }.wanted(&body(kind, asks));
+        // By default, the asset decides, for either kind.
+        assert!(wanted(None, false, surface, true) && !wanted(None, false, surface, false));
+        assert!(wanted(None, false, volume, true) && !wanted(None, false, volume, false));
+        // Every cloth: volumes still as asked, or all of them with `volumes`.
+        assert!(wanted(Some(true), false, surface, false));
+        assert!(!wanted(Some(true), false, volume, false) && wanted(Some(true), true, volume, false));
+        // None at all, whatever is asked.
+        assert!(!wanted(Some(false), true, surface, true) && !wanted(Some(false), true, volume, true));
+    }
 
     #[test]
     fn self_radius_is_capped_by_a_small_altitude_not_by_slivers() {

@@ -80,6 +80,10 @@ pub struct Body {
     /// The self-collision filter pose (the pose API instance with purpose
     /// `selfCollisionFilterPose`), world space; kept for self contact. Empty when unset.
     pub self_collision_filter_pose: Vec<Vec3>,
+    /// The asset asks for the body to collide with itself (PhysX's
+    /// `physxDeformableBody:selfCollision`, off unless authored, as in that schema);
+    /// [`crate::Settings::self_contact`] may override it for every body.
+    pub self_collision: bool,
     /// Kinematic: the body follows targets given with
     /// [`crate::Solver::set_kinematic_targets`] exactly and has infinite mass.
     pub kinematic: bool,
@@ -150,6 +154,7 @@ impl Body {
             point_masses: Vec::new(),
             bind_pose: Vec::new(),
             self_collision_filter_pose: Vec::new(),
+            self_collision: false,
             kinematic: false,
             starts_asleep: false,
             gravity: None,

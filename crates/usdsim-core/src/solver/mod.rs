@@ -59,13 +59,17 @@ pub struct Settings {
     /// Deformable bodies collide with each other (`contact/deformable.rs`). On by
     /// default: the schema lets every physics object collide unless filtered.
     pub deformable_contact: bool,
-    /// Surface bodies (cloth) collide with themselves. Off by default for now: on the
-    /// swinging 64² bench cloth the search still adds one to one and a half times the
-    /// rest of the frame over the scene's 240 frames (docs/performance.md, nineteenth step);
-    /// the CLI's `--self-contact` turns it on.
-    pub self_contact: bool,
-    /// Volume bodies' surfaces collide with themselves. Off by default: a solid rarely
-    /// folds onto itself, and the search would cost every volume body every substep.
+    /// Which bodies collide with themselves. `None` (the default): those whose asset
+    /// asks for it ([`crate::Body::self_collision`]). `Some(true)`: every surface body
+    /// (cloth), and the volume bodies that ask or [`Settings::volume_self_contact`] turns
+    /// on (the CLI's `--self-contact`). `Some(false)`: none (`--no-self-contact`). Not on
+    /// for every cloth by default, for cost: on the swinging 64² bench cloth the search
+    /// still adds one to one and a half times the rest of the frame over the scene's 240
+    /// frames (docs/performance.md, nineteenth and twentieth steps).
+    pub self_contact: Option<bool>,
+    /// Every volume body's surface collides with itself (unless `self_contact` is
+    /// `Some(false)`). Off by default: a solid rarely folds onto itself, and the search
+    /// would cost every volume body every substep.
     pub volume_self_contact: bool,
     /// Time integration of spring-model bodies (finite elements always use XPBD).
     pub integrator: crate::Integrator,
@@ -101,7 +105,7 @@ impl Default for Settings {
             frame_dt: 1.0 / 24.0,
             contact_offset: 0.0,
             deformable_contact: true,
-            self_contact: false,
+            self_contact: None,
             volume_self_contact: false,
             integrator: crate::Integrator::Xpbd,
             time_scheme: crate::TimeScheme::Bdf2,

@@ -162,6 +162,13 @@ impl Solver {
         self.topology_version[body.0]
     }
 
+    /// Whether body `body` collides with itself in this run: its asset asked
+    /// ([`crate::Body::self_collision`]) or the settings turned it on
+    /// ([`crate::Settings::self_contact`]), and its collision filters let it.
+    pub fn self_contact(&self, body: BodyId) -> bool {
+        self.surfaces.collides_with_itself(body.0)
+    }
+
     /// Body `body`'s current rest shape: the authored one, or where plastic flow has
     /// moved it.
     pub fn rest_shape(&self, body: BodyId) -> RestShape {

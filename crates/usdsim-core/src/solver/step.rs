@@ -417,7 +417,7 @@ mod tests {
             substeps: 24,
             iterations: 2,
             contact_offset: 0.002,
-            self_contact: true,
+            self_contact: Some(true),
             ..Settings::default()
         };
         (scene, settings)

@@ -11,7 +11,7 @@ use crate::read::material_binding;
 use crate::read::pose;
 use crate::read::usdsim_api;
 use crate::schema::dialect::{Dialect, Names};
-use crate::schema::names::{self, SimKind, BIND_POSE, BODY_APIS, SELF_COLLISION_FILTER_POSE, SIM_APIS};
+use crate::schema::names::{self, SimKind, BIND_POSE, BODY_APIS, SELF_COLLISION, SELF_COLLISION_FILTER_POSE, SIM_APIS};
 use crate::stage::attribute_values::{self, check_indices};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -296,6 +296,7 @@ pub(crate) fn read(
     if let Some(filter) = pose::pose_points(ctx, sim_prim, SELF_COLLISION_FILTER_POSE)? {
         body.self_collision_filter_pose = filter.iter().map(to_world).collect();
     }
+    body.self_collision = attribute_values::bool_value(ctx, &found.root, SELF_COLLISION)? == Some(true);
     body.kinematic = attribute_values::bool_value(ctx, &found.root, names.kinematic)? == Some(true);
     body.starts_asleep = attribute_values::bool_value(ctx, &found.root, names.asleep)? == Some(true);
     if body.kinematic && body.starts_asleep {

@@ -169,6 +169,9 @@ pub(crate) const BIND_POSE: &str = "bindPose";
 /// The pose purpose whose points filter self collision (vertices closer than the contact
 /// offset in this pose never collide with each other).
 pub(crate) const SELF_COLLISION_FILTER_POSE: &str = "selfCollisionFilterPose";
+/// PhysX's per-body self-collision switch (`PhysxBaseDeformableBodyAPI`, on the body
+/// prim, `false` unless authored), read in both dialects: the schema itself has none.
+pub(crate) const SELF_COLLISION: &str = "physxDeformableBody:selfCollision";
 
 #[cfg(test)]
 mod tests {

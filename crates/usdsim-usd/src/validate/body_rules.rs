@@ -6,7 +6,7 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::dialect::Dialect;
-use crate::schema::names::{SimKind, BODY_APIS, RIGID_BODY_API, SIM_APIS};
+use crate::schema::names::{SimKind, BODY_APIS, RIGID_BODY_API, SELF_COLLISION, SIM_APIS};
 use crate::stage::attribute_values;
 use crate::stage::prim_index::PrimInfo;
 
@@ -137,6 +137,12 @@ pub(crate) fn check(walk: &mut Walk) -> Vec<SoundBody> {
         }
         let enabled =
             attribute_values::bool_value(&walk.ctx, &path, dialect.names().enabled).ok().flatten() != Some(false);
+        // DB100 for the switches the importer reads on the body prim, which it refuses
+        // when they are not bools.
+        let names = dialect.names();
+        for switch in [names.enabled, names.kinematic, names.asleep, SELF_COLLISION] {
+            walk.read(&path, switch, attribute_values::bool_value);
+        }
 
         let mut placed = Vec::new();
         for &(i, kind) in &candidates {

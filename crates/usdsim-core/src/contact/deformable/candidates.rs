@@ -778,7 +778,7 @@ pub(super) mod tests {
             ..Default::default()
         };
         let ranges = [0..81, 81..162];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let (fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let rest = scene.bodies.iter().flat_map(|b| b.positions.clone()).collect();
@@ -912,7 +912,7 @@ pub(super) mod tests {
         let n = body.positions.len();
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: n }];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (mut kept, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let (mut fresh, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         assert!(kept.self_radius[0] < kept.radius[0], "the sheet's self-contact radius is not capped");

@@ -1364,7 +1364,7 @@ mod tests {
         }
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: 144 }];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (s, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let mut seed = 7u32;
         let mut next = move || {
@@ -1549,7 +1549,7 @@ mod tests {
         let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20);
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: 400 }];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (mut pruned, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let (mut full, _) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         full.tree.cones = false;
@@ -1633,7 +1633,7 @@ mod tests {
         let body = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20);
         let scene = Scene { bodies: vec![body], ..Default::default() };
         let ranges = [std::ops::Range { start: 0, end: 400 }];
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (mut s, filter) = Surfaces::new(&scene, &ranges, 0.002, true, self_contact);
         let rest = scene.bodies[0].positions.clone();
         let (x_prev, x) = (creased_diagonally(&rest, 0, 2.8), creased_diagonally(&rest, 1, 2.8));
@@ -1678,7 +1678,7 @@ mod tests {
         body.positions = creased_diagonally(&body.positions, 0, 170f32.to_radians());
         let rest = body.positions.clone();
         let scene = Scene { bodies: vec![body], ..Default::default() };
-        let self_contact = SelfContact { surfaces: true, volumes: false };
+        let self_contact = SelfContact { surfaces: Some(true), volumes: false };
         let (s, _) = Surfaces::new(&scene, &[std::ops::Range { start: 0, end: 400 }], 0.002, true, self_contact);
         let flat = cloth_sheet("sheet", Vec3::ZERO, 0.3, 20).positions;
         for (v, p) in flat.iter().enumerate() {
@@ -1705,7 +1705,7 @@ mod tests {
             let body = cloth_sheet("sheet", Vec3::ZERO, 1.0, verts);
             let n = body.positions.len();
             let scene = Scene { bodies: vec![body], ..Default::default() };
-            let self_contact = SelfContact { surfaces: true, volumes: false };
+            let self_contact = SelfContact { surfaces: Some(true), volumes: false };
             let (s, _) = Surfaces::new(&scene, &[std::ops::Range { start: 0, end: n }], 0.002, true, self_contact);
             let tree = &s.tree;
             let stranded = tree.nodes.iter().filter(|node| !node.prunable).count();
