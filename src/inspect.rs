@@ -154,6 +154,7 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
                 "model": model_json(&body.model),
                 "self_collision": body.self_collision,
+                "self_collision_filter_distance": body.self_collision_filter_distance.map(|d| both(d.into(), mpu)),
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
                 "plasticity": plastic_json(&body.plastic),
                 "subset_materials": (0..body.materials.len()).map(|k| json!({
@@ -318,7 +319,11 @@ fn extras_text(b: &Value) -> String {
         "model fem".to_string()
     };
     // Said only where the asset asks: most bodies do not collide with themselves.
-    let own = if b["self_collision"] == true { ", collides with itself (asset)" } else { "" };
+    let mut own =
+        if b["self_collision"] == true { ", collides with itself (asset)".to_string() } else { String::new() };
+    if !b["self_collision_filter_distance"].is_null() {
+        own.push_str(&format!(", self-collision filter distance {}", pair(&b["self_collision_filter_distance"], "m")));
+    }
     format!("{model}, tear {}, {}{own}", tear_text(&b["tear_ratio"]), plastic_text(&b["plasticity"]))
 }
 

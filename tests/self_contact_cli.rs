@@ -8,13 +8,16 @@ use common::{temp_dir, testdata, usdsim};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-/// `testdata/stiff_cloth.usda` with its cloth asking to collide with itself (or not),
-/// written into `dir`.
+/// `testdata/stiff_cloth.usda` with its cloth asking to collide with itself (with a
+/// 4 mm filter distance) or not, written into `dir`.
 fn cloth_asking(dir: &Path, asks: bool) -> PathBuf {
     let text = std::fs::read_to_string(testdata("stiff_cloth.usda")).unwrap();
     let opening = "\"MaterialBindingAPI\"]\n    )\n    {\n";
     assert!(text.contains(opening), "stiff_cloth.usda changed: its cloth's opening is not found");
-    let switch = format!("{opening}        bool physxDeformableBody:selfCollision = {}\n", u8::from(asks));
+    let mut switch = format!("{opening}        bool physxDeformableBody:selfCollision = {}\n", u8::from(asks));
+    if asks {
+        switch.push_str("        float physxDeformableBody:selfCollisionFilterDistance = 0.004\n");
+    }
     let path = dir.join(if asks { "asks.usda" } else { "declines.usda" });
     std::fs::write(&path, text.replacen(opening, &switch, 1)).unwrap();
     path
@@ -66,9 +69,11 @@ fn the_summary_and_inspect_name_the_bodies_that_collide_with_themselves() {
     let inspect = usdsim(["inspect".as_ref(), input.as_os_str()]);
     assert_eq!(inspect.code, Some(0), "{}", inspect.stderr);
     assert!(inspect.stdout.contains("collides with itself (asset)"), "{}", inspect.stdout);
+    assert!(inspect.stdout.contains("self-collision filter distance 0.004 (0.004 m)"), "{}", inspect.stdout);
     let json = usdsim(["inspect".as_ref(), "--json".as_ref(), input.as_os_str()]);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["bodies"][0]["self_collision"], true);
+    assert_eq!(v["bodies"][0]["self_collision_filter_distance"]["si"], 0.004);
     let declines = usdsim(["inspect".as_ref(), cloth_asking(dir.path(), false).as_os_str()]);
     assert!(!declines.stdout.contains("collides with itself"), "{}", declines.stdout);
 }

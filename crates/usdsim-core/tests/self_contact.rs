@@ -98,3 +98,62 @@ fn a_cloth_finer_than_its_thickness_moves_as_without_self_contact() {
     let (with, without) = (run(true), run(false));
     assert!(with.iter().zip(&without).all(|(a, b)| a.to_array() == b.to_array()));
 }
+
+/// One body of two square layers `gap` apart (one mesh in two pieces, as a garment's
+/// lining and shell), at rest and without gravity.
+fn two_layers(gap: f32) -> Scene {
+    let lower = cloth(Vec3::new(-0.4, -0.4, 1.0), Vec3::X, Vec3::Y, 10);
+    let upper = cloth(Vec3::new(-0.4, -0.4, 1.0 + gap), Vec3::X, Vec3::Y, 10);
+    let n = lower.positions.len() as u32;
+    let mut body = lower.clone();
+    body.positions.extend(&upper.positions);
+    body.rest_points.extend(&upper.rest_points);
+    body.velocities.extend(&upper.velocities);
+    body.triangles.extend(upper.triangles.iter().map(|t| t.map(|i| i + n)));
+    body.rest_elements.extend(upper.rest_elements.iter().map(|e| [e[0] + n, e[1] + n, e[2] + n, 0]));
+    Scene { gravity: Vec3::ZERO, bodies: vec![body], ..Default::default() }
+}
+
+/// The two layers' distance (mean height of the upper one over the lower one's) after
+/// twelve frames.
+fn gap_after(scene: Scene) -> f32 {
+    let half = scene.bodies[0].positions.len() / 2;
+    let mut solver = Solver::new(scene, settings()).unwrap();
+    for _ in 0..12 {
+        solver.step_frame();
+    }
+    let mean = |p: &[Vec3]| p.iter().map(|p| p.z).sum::<f32>() / p.len() as f32;
+    let p = solver.positions(BodyId(0));
+    mean(&p[half..]) - mean(&p[..half])
+}
+
+#[test]
+fn layers_that_overlap_in_the_filter_pose_never_collide() {
+    // 5 mm apart against a 13 mm thickness. Without a filter pose the schema filters in the
+    // mesh's own points: the layers overlap there, so they stay where they are.
+    let stays = gap_after(two_layers(0.005));
+    assert!((stays - 0.005).abs() < 1e-5, "{stays}");
+    // A filter pose that holds them apart lets them collide: they are pushed apart.
+    let mut apart = two_layers(0.005);
+    let body = &mut apart.bodies[0];
+    let half = body.positions.len() / 2;
+    body.self_collision_filter_pose = body.positions.clone();
+    for p in &mut body.self_collision_filter_pose[half..] {
+        p.z += 0.1;
+    }
+    let pushed = gap_after(apart);
+    assert!(pushed > 0.012, "{pushed}");
+}
+
+#[test]
+fn a_filter_distance_below_the_layers_gap_lets_them_collide() {
+    let mut scene = two_layers(0.005);
+    scene.bodies[0].self_collision_filter_distance = Some(0.004);
+    let pushed = gap_after(scene);
+    assert!(pushed > 0.012, "{pushed}");
+    // At or above their gap they stay filtered.
+    let mut scene = two_layers(0.005);
+    scene.bodies[0].self_collision_filter_distance = Some(0.006);
+    let stays = gap_after(scene);
+    assert!((stays - 0.005).abs() < 1e-5, "{stays}");
+}

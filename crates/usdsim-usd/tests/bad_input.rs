@@ -206,16 +206,26 @@ fn unsupported_things_are_warnings() {
     assert!(all.contains("no PhysicsScene"), "{all}");
 }
 
+/// A one-triangle cloth `/World/Body` with one more attribute on its prim.
+fn triangle_with(attribute: &str) -> String {
+    let faces = "int[] faceVertexCounts = [3]\n        int[] faceVertexIndices = [0, 1, 2]";
+    scene("Mesh", SURFACE_APIS, &format!("{TET_POINTS}\n        {faces}\n        {attribute}"))
+}
+
 #[test]
 fn self_collision_switch_that_is_not_a_bool() {
-    let text = scene(
-        "Mesh",
-        SURFACE_APIS,
-        &format!(
-            "{TET_POINTS}\n        int[] faceVertexCounts = [3]\n        int[] faceVertexIndices = [0, 1, 2]\n        token physxDeformableBody:selfCollision = \"yes\""
-        ),
-    );
+    let text = triangle_with("token physxDeformableBody:selfCollision = \"yes\"");
     let (err, message) = error_of(&text, "/World/Body.physxDeformableBody:selfCollision");
     assert!(matches!(err, ImportError::WrongType { .. }), "{err:?}");
     assert!(message.contains("bool"), "{message}");
+}
+
+#[test]
+fn negative_self_collision_filter_distance() {
+    for bad in ["-0.01", "nan", "inf"] {
+        let text = triangle_with(&format!("float physxDeformableBody:selfCollisionFilterDistance = {bad}"));
+        let (err, message) = error_of(&text, "/World/Body.physxDeformableBody:selfCollisionFilterDistance");
+        assert!(matches!(err, ImportError::Invalid { .. }), "{bad}: {err:?}");
+        assert!(message.contains("non-negative distance, or -inf"), "{message}");
+    }
 }

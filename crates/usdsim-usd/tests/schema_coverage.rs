@@ -542,7 +542,8 @@ def TetMesh "Lunar" (prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "Omni
 }
 
 /// PhysX's per-body `physxDeformableBody:selfCollision` is read in both dialects; a body
-/// that does not author it, or authors it off, does not ask.
+/// that does not author it, or authors it off, does not ask. Its filter distance is read
+/// beside it, `-inf` (its fallback) meaning the simulation's choice.
 #[test]
 fn the_physx_self_collision_switch_is_read_per_body() {
     let cloth = |name: &str, apis: &str, y: f32, switch: &str| {
@@ -559,8 +560,8 @@ fn the_physx_self_collision_switch_is_read_per_body() {
     };
     const OMNI: &str = r#""OmniPhysicsDeformableBodyAPI", "OmniPhysicsSurfaceDeformableSimAPI""#;
     const AOUSD: &str = r#""PhysicsDeformableBodyAPI", "PhysicsSurfaceDeformableSimAPI""#;
-    const ON: &str = "    bool physxDeformableBody:selfCollision = 1\n";
-    const OFF: &str = "    bool physxDeformableBody:selfCollision = 0\n";
+    const ON: &str = "    bool physxDeformableBody:selfCollision = 1\n    float physxDeformableBody:selfCollisionFilterDistance = 0.004\n";
+    const OFF: &str = "    bool physxDeformableBody:selfCollision = 0\n    float physxDeformableBody:selfCollisionFilterDistance = -inf\n";
     let text = format!(
         "{HEADER}{}{}{}{}",
         cloth("Asks", OMNI, 0.0, ON),
@@ -573,4 +574,6 @@ fn the_physx_self_collision_switch_is_read_per_body() {
     let asks: Vec<(String, bool)> = imp.scene.bodies.iter().map(|b| (b.name.clone(), b.self_collision)).collect();
     let expected = [("/Asks", true), ("/Silent", false), ("/Declines", false), ("/AsksAousd", true)];
     assert_eq!(asks, expected.map(|(n, s)| (n.to_string(), s)).to_vec());
+    let distances: Vec<Option<f32>> = imp.scene.bodies.iter().map(|b| b.self_collision_filter_distance).collect();
+    assert_eq!(distances, [Some(0.004), None, None, Some(0.004)]);
 }

@@ -265,7 +265,12 @@ fn usdsim_ratio_boundaries() {
 #[test]
 fn body_switches_are_bools() {
     let with = |attr: &str| tet_scene("", &format!("        {attr}\n"), "");
-    for ok in ["bool physxDeformableBody:selfCollision = 1", "bool omniphysics:kinematicEnabled = 0"] {
+    for ok in [
+        "bool physxDeformableBody:selfCollision = 1",
+        "bool omniphysics:kinematicEnabled = 0",
+        "float physxDeformableBody:selfCollisionFilterDistance = -inf",
+        "float physxDeformableBody:selfCollisionFilterDistance = 0.003",
+    ] {
         assert_eq!(codes(&with(ok)), Vec::<String>::new(), "{ok}");
     }
     for (bad, name) in [
@@ -277,6 +282,12 @@ fn body_switches_are_bools() {
         assert_eq!(found.len(), 1, "{bad}: {found:?}");
         assert_eq!((found[0].0.as_str(), found[0].2.as_deref()), ("DB100", Some(name)), "{bad}");
         assert!(found[0].3.starts_with("expected bool"), "{}", found[0].3);
+    }
+    for bad in ["-0.002", "nan", "inf"] {
+        let found = findings(&with(&format!("float physxDeformableBody:selfCollisionFilterDistance = {bad}")));
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        let at = (found[0].0.as_str(), found[0].2.as_deref());
+        assert_eq!(at, ("DB304", Some("physxDeformableBody:selfCollisionFilterDistance")), "{bad}");
     }
 }
 

@@ -956,19 +956,30 @@ fn self_radius(radius: f32, altitudes: &[f32]) -> f32 {
     radius.min(0.5 * SELF_THICKNESS_PER_ALTITUDE * small)
 }
 
-/// Vertex–triangle pairs of a body closer than their thickness in its self-collision
-/// filter pose: they never self-collide (the schema's `selfCollisionFilterPose`: elements
-/// that overlap in that pose do not collide).
+/// The pose in which body `b` (of `len` vertices) filters its self contact, and the
+/// distance under which two of its parts never collide with each other: the schema's
+/// `selfCollisionFilterPose` ("overlapping domains of the mesh in this pose are excluded
+/// from self collision"; without one, "the default mesh points are used"), and PhysX's
+/// `selfCollisionFilterDistance` or else the pair's thickness plus the search margin.
+/// `None` when the body does not collide with itself.
+fn filter_pose<'a>(s: &Surfaces, body: &'a Body, b: usize, len: usize) -> Option<(&'a [Vec3], f32)> {
+    if !s.self_contact[b] {
+        return None;
+    }
+    let authored = &body.self_collision_filter_pose;
+    let pose = if authored.len() == len { authored } else { &body.positions };
+    let d = body.self_collision_filter_distance.unwrap_or(s.thickness(b, b) + s.margin);
+    (pose.len() == len).then_some((&pose[..], d))
+}
+
+/// Vertex–triangle pairs of a body closer than its filter distance in its self-collision
+/// filter pose ([`filter_pose`]): they never self-collide.
 fn pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for (b, body) in scene.bodies.iter().enumerate() {
-        let pose = &body.self_collision_filter_pose;
-        if pose.len() != ranges[b].len() || !s.self_contact[b] {
-            continue;
-        }
+        let Some((pose, d)) = filter_pose(s, body, b, ranges[b].len()) else { continue };
         let base = ranges[b].start as u32;
         let tris: Vec<u32> = (0..s.triangles.len() as u32).filter(|&t| s.tri_body[t as usize] == b as u32).collect();
-        let d = s.thickness(b, b) + s.margin;
         let at = |i: u32| pose[(i - base) as usize];
         let boxes: Vec<(Vec3, Vec3)> = tris
             .iter()
@@ -1003,18 +1014,14 @@ fn pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) -> Vec<
     out
 }
 
-/// Edge pairs of a body closer than their thickness in its self-collision filter pose
+/// Edge pairs of a body closer than its filter distance in its self-collision filter pose
 /// (as [`pose_exemptions`] for vertex–triangle pairs), sorted.
 fn edge_pose_exemptions(s: &Surfaces, scene: &Scene, ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for (b, body) in scene.bodies.iter().enumerate() {
-        let pose = &body.self_collision_filter_pose;
-        if pose.len() != ranges[b].len() || !s.self_contact[b] {
-            continue;
-        }
+        let Some((pose, d)) = filter_pose(s, body, b, ranges[b].len()) else { continue };
         let base = ranges[b].start as u32;
         let edges: Vec<u32> = (0..s.edges.len() as u32).filter(|&e| s.edge_body[e as usize] == b as u32).collect();
-        let d = s.thickness(b, b) + s.margin;
         let at = |i: u32| pose[(i - base) as usize];
         let boxes: Vec<(Vec3, Vec3)> = edges
             .iter()

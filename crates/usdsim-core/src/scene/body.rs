@@ -78,8 +78,14 @@ pub struct Body {
     /// means `positions`.
     pub bind_pose: Vec<Vec3>,
     /// The self-collision filter pose (the pose API instance with purpose
-    /// `selfCollisionFilterPose`), world space; kept for self contact. Empty when unset.
+    /// `selfCollisionFilterPose`), world space: pairs of the body that overlap in it never
+    /// collide with each other. Empty when unset, and the schema then filters in the
+    /// initial `positions`.
     pub self_collision_filter_pose: Vec<Vec3>,
+    /// How close two parts of the body must be in the filter pose not to collide with each
+    /// other (PhysX's `physxDeformableBody:selfCollisionFilterDistance`, stage units);
+    /// `None` is their contact thickness plus the search margin.
+    pub self_collision_filter_distance: Option<f32>,
     /// The asset asks for the body to collide with itself (PhysX's
     /// `physxDeformableBody:selfCollision`, off unless authored, as in that schema);
     /// [`crate::Settings::self_contact`] may override it for every body.
@@ -154,6 +160,7 @@ impl Body {
             point_masses: Vec::new(),
             bind_pose: Vec::new(),
             self_collision_filter_pose: Vec::new(),
+            self_collision_filter_distance: None,
             self_collision: false,
             kinematic: false,
             starts_asleep: false,

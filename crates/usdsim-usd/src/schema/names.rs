@@ -172,6 +172,10 @@ pub(crate) const SELF_COLLISION_FILTER_POSE: &str = "selfCollisionFilterPose";
 /// PhysX's per-body self-collision switch (`PhysxBaseDeformableBodyAPI`, on the body
 /// prim, `false` unless authored), read in both dialects: the schema itself has none.
 pub(crate) const SELF_COLLISION: &str = "physxDeformableBody:selfCollision";
+/// PhysX's distance under which two parts of a body that are that close in its
+/// self-collision filter pose never collide (stage units; `-inf`, its fallback, lets
+/// the simulation choose).
+pub(crate) const SELF_COLLISION_FILTER_DISTANCE: &str = "physxDeformableBody:selfCollisionFilterDistance";
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! Material rules (DB301–DB305): value ranges of deformable materials, a bound
-//! material per simulation mesh, a thickness for surface bodies, body masses.
+//! material per simulation mesh, a thickness for surface bodies, body masses and self-collision filter distances.
 
 use openusd::sdf;
 
@@ -7,7 +7,7 @@ use super::body_rules::SoundBody;
 use super::walk::Walk;
 use crate::read::material_binding;
 use crate::schema::material::{is_any_deformable_api, names_checked_by, Check, THICKNESS};
-use crate::schema::names::SimKind;
+use crate::schema::names::{SimKind, SELF_COLLISION_FILTER_DISTANCE};
 use crate::stage::attribute_values as av;
 
 /// Runs the material rules.
@@ -44,6 +44,18 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
                     &root,
                     Some(mass_name),
                     format!("found {mass}; expected a finite, non-negative mass (0 = from density)"),
+                );
+            }
+        }
+        if let Some(d) = walk.read(&root, SELF_COLLISION_FILTER_DISTANCE, av::f64_value) {
+            if d.is_nan() || d == f64::INFINITY || (d < 0.0 && d != f64::NEG_INFINITY) {
+                walk.report(
+                    "DB304",
+                    &root,
+                    Some(SELF_COLLISION_FILTER_DISTANCE),
+                    format!(
+                        "found {d}; expected a finite, non-negative distance, or -inf to let the simulation choose"
+                    ),
                 );
             }
         }

@@ -77,7 +77,7 @@ pub const RULES: &[Rule] = &[
     error("DB301", "youngsModulus is positive"),
     error("DB302", "poissonsRatio lies in [0, 0.5)"),
     warning("DB303", "a surface body's material authors a positive surfaceThickness"),
-    error("DB304", "densities, thicknesses, stiffnesses, frictions, damping and body masses are finite and non-negative"),
+    error("DB304", "densities, thicknesses, stiffnesses, frictions, damping, body masses and self-collision filter distances are finite and non-negative (a filter distance may be -inf: the simulation's choice)"),
     warning("DB305", "a simulation mesh is bound to a material with a deformable material API"),
     warning("DB306", "a materialBind GeomSubset of a simulation mesh has the body's element type: tetrahedron on a TetMesh, face on a Mesh"),
     error("DB307", "materialBind GeomSubset indices are in range of the simulation mesh's tetrahedra or faces"),
