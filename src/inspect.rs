@@ -304,7 +304,8 @@ fn plastic_text(v: &Value) -> String {
     format!("plastic beyond {} x rest length at rate {}, {cap}", num(&v["yield_ratio"]), num(&v["rate"]))
 }
 
-/// `model ..., tear ..., plasticity` for one body, and whether its asset asks it to collide with itself.
+/// `model ..., tear ..., plasticity` for one body, then whether its asset asks it to
+/// collide with itself and its self-collision filter distance, where authored.
 fn extras_text(b: &Value) -> String {
     let m = &b["model"];
     let model = if m["kind"] == "springs" {

@@ -300,21 +300,13 @@ pub(crate) fn read(
         body.self_collision_filter_pose = filter.iter().map(to_world).collect();
     }
     body.self_collision = attribute_values::bool_value(ctx, &found.root, SELF_COLLISION)? == Some(true);
-    body.self_collision_filter_distance =
-        match attribute_values::f64_value(ctx, &found.root, SELF_COLLISION_FILTER_DISTANCE)? {
-            // The schema's fallback: the simulation chooses (the pair's thickness plus margin).
-            None => None,
-            Some(d) if d == f64::NEG_INFINITY => None,
-            Some(d) if d.is_finite() && d >= 0.0 => Some(d as f32),
-            Some(d) => {
-                return Err(ImportError::Invalid {
-                    at: ctx.prop_loc(&found.root, SELF_COLLISION_FILTER_DISTANCE),
-                    reason: format!(
-                        "must be a finite, non-negative distance, or -inf to let the simulation choose; found {d}"
-                    ),
-                });
-            }
-        };
+    if let Some(d) = attribute_values::f64_value(ctx, &found.root, SELF_COLLISION_FILTER_DISTANCE)? {
+        body.self_collision_filter_distance =
+            names::self_collision_filter_distance(d).map_err(|expected| ImportError::Invalid {
+                at: ctx.prop_loc(&found.root, SELF_COLLISION_FILTER_DISTANCE),
+                reason: format!("must be {expected}; found {d}"),
+            })?;
+    }
     body.kinematic = attribute_values::bool_value(ctx, &found.root, names.kinematic)? == Some(true);
     body.starts_asleep = attribute_values::bool_value(ctx, &found.root, names.asleep)? == Some(true);
     if body.kinematic && body.starts_asleep {

@@ -177,6 +177,17 @@ pub(crate) const SELF_COLLISION: &str = "physxDeformableBody:selfCollision";
 /// the simulation choose).
 pub(crate) const SELF_COLLISION_FILTER_DISTANCE: &str = "physxDeformableBody:selfCollisionFilterDistance";
 
+/// An authored [`SELF_COLLISION_FILTER_DISTANCE`] as the simulation takes it (`None`: its
+/// own choice, for `-inf`), or what it should have been: one rule for the importer and
+/// the validator.
+pub(crate) fn self_collision_filter_distance(value: f64) -> Result<Option<f32>, &'static str> {
+    match value {
+        f64::NEG_INFINITY => Ok(None),
+        d if d.is_finite() && d >= 0.0 => Ok(Some(d as f32)),
+        _ => Err("a finite, non-negative distance, or -inf to let the simulation choose"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,12 +135,11 @@ pub(crate) fn check(walk: &mut Walk) -> Vec<SoundBody> {
                 }
             }
         }
-        let enabled =
-            attribute_values::bool_value(&walk.ctx, &path, dialect.names().enabled).ok().flatten() != Some(false);
         // DB100 for the switches the importer reads on the body prim, which it refuses
         // when they are not bools.
         let names = dialect.names();
-        for switch in [names.enabled, names.kinematic, names.asleep, SELF_COLLISION] {
+        let enabled = walk.read(&path, names.enabled, attribute_values::bool_value) != Some(false);
+        for switch in [names.kinematic, names.asleep, SELF_COLLISION] {
             walk.read(&path, switch, attribute_values::bool_value);
         }
 

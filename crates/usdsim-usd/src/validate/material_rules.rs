@@ -7,7 +7,7 @@ use super::body_rules::SoundBody;
 use super::walk::Walk;
 use crate::read::material_binding;
 use crate::schema::material::{is_any_deformable_api, names_checked_by, Check, THICKNESS};
-use crate::schema::names::{SimKind, SELF_COLLISION_FILTER_DISTANCE};
+use crate::schema::names::{self_collision_filter_distance, SimKind, SELF_COLLISION_FILTER_DISTANCE};
 use crate::stage::attribute_values as av;
 
 /// Runs the material rules.
@@ -48,14 +48,12 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
             }
         }
         if let Some(d) = walk.read(&root, SELF_COLLISION_FILTER_DISTANCE, av::f64_value) {
-            if d.is_nan() || d == f64::INFINITY || (d < 0.0 && d != f64::NEG_INFINITY) {
+            if let Err(expected) = self_collision_filter_distance(d) {
                 walk.report(
                     "DB304",
                     &root,
                     Some(SELF_COLLISION_FILTER_DISTANCE),
-                    format!(
-                        "found {d}; expected a finite, non-negative distance, or -inf to let the simulation choose"
-                    ),
+                    format!("found {d}; expected {expected}"),
                 );
             }
         }
