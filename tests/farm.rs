@@ -193,7 +193,8 @@ for name in names:
     pts = stage.GetPrimAtPath("/World/Frame/Tet").GetAttribute("points").Get(stage.GetEndTimeCode())
     print(name, pts[0][1])
 "#;
-    let out = Command::new("python3").arg("-c").arg(script).arg(plan.join("wedges.usda")).output().unwrap();
+    let Some(python) = common::pxr::python("the wedge index check") else { return };
+    let out = Command::new(python).arg("-c").arg(script).arg(plan.join("wedges.usda")).output().unwrap();
     assert!(out.status.success(), "usd-core cannot open wedges.usda: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines = text.lines();

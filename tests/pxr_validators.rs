@@ -16,26 +16,16 @@ use common::{bake, temp_dir};
 /// but not compared, since it names the layer that holds the opinion.
 type Findings = BTreeMap<String, Vec<(String, Vec<String>, String)>>;
 
-fn pxr_validation_available() -> bool {
-    Command::new("python3").args(["-c", "from pxr import UsdValidation"]).output().is_ok_and(|o| o.status.success())
-}
-
-fn validate(paths: &[PathBuf]) -> Findings {
+fn validate(python: &Path, paths: &[PathBuf]) -> Findings {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pxr_validators.py");
-    let out = Command::new("python3").arg(script).args(paths).output().expect("cannot run python3");
+    let out = Command::new(python).arg(script).args(paths).output().expect("cannot run python3");
     assert!(out.status.success(), "pxr_validators.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("pxr_validators.py printed no JSON")
 }
 
 #[test]
 fn bakes_of_every_testdata_scene_add_no_pixar_validator_findings() {
-    if !pxr_validation_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI must run Pixar's validators: `python3 -m pip install usd-core`");
-        }
-        eprintln!("note: skipping Pixar's validators; `pip install usd-core` to run them");
-        return;
-    }
+    let Some(python) = common::pxr::python("Pixar's validators") else { return };
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(&testdata)
         .unwrap()
@@ -52,7 +42,7 @@ fn bakes_of_every_testdata_scene_add_no_pixar_validator_findings() {
         bakes.push(output);
     }
     let all: Vec<PathBuf> = inputs.iter().chain(&bakes).cloned().collect();
-    let findings = validate(&all);
+    let findings = validate(&python, &all);
     let key = |p: &Path| p.to_string_lossy().into_owned();
     let mut new = Vec::new();
     for (input, bake) in inputs.iter().zip(&bakes) {

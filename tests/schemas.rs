@@ -3,20 +3,15 @@
 //! variability, and the corpus's OmniPhysics scenes resolving through our plugin (see
 //! `tests/schema_check.py`). Skipped with a note without usd-core, except under CI.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
 #[test]
 fn our_schema_registers_with_pixar_usd_and_matches_the_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let pxr = Command::new("python3").args(["-c", "import pxr"]).output().is_ok_and(|o| o.status.success());
-    if !pxr {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI must run the schema check: `python3 -m pip install usd-core`");
-        }
-        eprintln!("note: skipping the schema check; `pip install usd-core` to run it");
-        return;
-    }
+    let Some(python) = common::pxr::python("the schema check") else { return };
     let corpus = root.join("../shared/corpus");
     let reference = corpus.join("schema-reference/omniUsdPhysicsDeformableSchema/generatedSchema.release-110.0.usda");
     if !reference.exists() {
@@ -28,7 +23,7 @@ fn our_schema_registers_with_pixar_usd_and_matches_the_reference() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "usda"))
         .collect();
-    let out = Command::new("python3")
+    let out = Command::new(&python)
         .arg(root.join("tests/schema_check.py"))
         .arg(root)
         .arg(&reference)

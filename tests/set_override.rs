@@ -37,7 +37,8 @@ fn set_gravity_scales_the_fall_and_is_recorded() {
     assert!(!plain_data.contains_key("usdsimOverrides"), "a plain bake records no overrides");
     // Pixar's text parser reads the keys back (a namespaced key written unquoted failed).
     let script = "import sys\nfrom pxr import Sdf\nprint(dict(Sdf.Layer.FindOrOpen(sys.argv[1]).customLayerData))";
-    let out = std::process::Command::new("python3").args(["-c", script]).arg(&doubled).output().unwrap();
+    let Some(python) = common::pxr::python("Pixar's reading of the recorded overrides") else { return };
+    let out = std::process::Command::new(python).args(["-c", script]).arg(&doubled).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("usdsimOverrides"), "{text}{}", String::from_utf8_lossy(&out.stderr));
 }

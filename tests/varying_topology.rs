@@ -296,21 +296,11 @@ fn a_surface_rest_state_writes_bend_angles_in_degrees() {
     assert!((late.scene.bodies[0].rest_points[0].z - 2.0).abs() < 1e-6);
 }
 
-fn pxr_available() -> bool {
-    Command::new("python3").args(["-c", "import pxr"]).output().is_ok_and(|o| o.status.success())
-}
-
 /// Pixar's USD opens the torn bake: at the start the original faces, at the end the
 /// torn ones, with as many points as they index and no face shared across the cut.
 #[test]
 fn pixar_usd_reads_the_varying_topology() {
-    if !pxr_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI must run the Pixar interop check: `python3 -m pip install usd-core`");
-        }
-        eprintln!("note: skipping the Pixar USD check of varying topology; `pip install usd-core` to run it");
-        return;
-    }
+    let Some(python) = common::pxr::python("the Pixar USD check of varying topology") else { return };
     let dir = temp_dir();
     let input = write(dir.path(), "cloth.usda", CLOTH);
     let imported = import(&input).unwrap();
@@ -337,7 +327,7 @@ for f in range(2):
 assert mesh.GetFaceVertexIndicesAttr().ValueMightBeTimeVarying()
 print("ok")
 "#;
-        let out = Command::new("python3")
+        let out = Command::new(&python)
             .args(["-c", script, output.to_str().unwrap(), &FRAMES.to_string()])
             .output()
             .expect("python3 runs");

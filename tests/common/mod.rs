@@ -5,6 +5,8 @@
 //! Every test binary includes this module and uses a different subset of it.
 #![allow(dead_code)]
 
+pub mod pxr;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -10,7 +10,7 @@ use usdsim_core::VoxelTets;
 
 use super::{MaterialChoice, RenderMesh, Source, MATERIAL_NAME, POSE_INSTANCE, SIM_MESH_NAME};
 use crate::error::ExportError;
-use crate::export::{check_writable, destination, relative_asset_path, with_causes};
+use crate::export::{check_writable, destination, relative_asset_path};
 use crate::schema::dialect::Dialect;
 use crate::schema::material::{
     base_material_api, material_api_for, MaterialAttribute, DENSITY, DYNAMIC_FRICTION, POISSONS_RATIO, STATIC_FRICTION,
@@ -189,13 +189,7 @@ fn write_layer(
             author(edit)
         })
         .map_err(|e| ExportError::Author { path: output.to_path_buf(), reason: e.to_string() })?;
-    let Some(output_str) = output_abs.to_str() else {
-        return Err(ExportError::InvalidPath {
-            path: output.to_path_buf(),
-            reason: "the path is not valid UTF-8".to_string(),
-        });
-    };
-    layer.export(output_str).map_err(|e| ExportError::Write { path: output.to_path_buf(), reason: with_causes(&e) })
+    crate::export::write_layer(&layer, &output_abs, output)
 }
 
 /// The body API and `deformableBodyEnabled = true` on the body prim (an `over`).
