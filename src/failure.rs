@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
+use usdsim_core::{Integrator, Model, Scene};
 use usdsim_usd::validate::Diagnostic;
 use usdsim_usd::{ExportError, ImportError, OverrideError};
 
@@ -92,17 +93,37 @@ pub struct Diverged {
     pub attribute: &'static str,
     /// Where the frames before it went, if anywhere.
     pub kept: Option<PathBuf>,
+    /// What to try instead ([`divergence_hint`]).
+    pub hint: &'static str,
+}
+
+/// What to try after `prim` diverged under `integrator`. Explicit Euler gains energy on
+/// an undamped spring at every step, whatever its size (its amplification factor is
+/// √(1 + (ω·dt)²) > 1), so there more substeps only delay the blow-up: damping or
+/// another integrator is what helps.
+pub fn divergence_hint(scene: &Scene, prims: &[String], integrator: Integrator, prim: &str) -> &'static str {
+    let undamped_springs = prims
+        .iter()
+        .zip(&scene.bodies)
+        .any(|(p, body)| p == prim && matches!(body.model, Model::Springs(s) if s.damping == 0.0));
+    if integrator == Integrator::ExplicitEuler && undamped_springs {
+        "explicit Euler adds energy to undamped springs at any step size, so more --substeps cannot help; \
+         give the springs damping (usdsim:springDamping or --spring-damping) or use --integrator symplectic, rk4 or xpbd"
+    } else {
+        "try more --substeps or check the material values"
+    }
 }
 
 impl fmt::Display for Diverged {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {}.{}: the simulation diverged at frame {}: the value is not finite; try more --substeps or check the material values",
+            "{}: {}.{}: the simulation diverged at frame {}: the value is not finite; {}",
             self.file.display(),
             self.prim,
             self.attribute,
-            self.frame
+            self.frame,
+            self.hint
         )?;
         if let Some(kept) = &self.kept {
             write!(f, "; frames 0 to {} are in {}", self.frame - 1, kept.display())?;

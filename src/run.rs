@@ -1,7 +1,7 @@
 //! The `run` command: validate, import, simulate frame by frame, export.
 
 use crate::cli::{ModelArg, RunArgs};
-use crate::failure::{Diverged, Interrupted, ValidationFailed};
+use crate::failure::{divergence_hint, Diverged, Interrupted, ValidationFailed};
 use crate::interrupt::Interrupt;
 use crate::progress::Progress;
 use crate::report::{Reporter, OVERRIDE_UNUSED, RESUMED_EDITED};
@@ -152,14 +152,17 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
     match stopped {
         None => {}
         Some(Stop::Diverged(bad)) => {
+            let prims: Vec<String> = imported.binding.bodies.iter().map(|b| b.prim_path.clone()).collect();
+            let hint = divergence_hint(&imported.scene, &prims, settings.integrator, &bad.prim);
             return Err(Diverged {
                 file: args.input.clone(),
                 frame: bad.frame,
                 prim: bad.prim,
                 attribute: bad.attribute,
                 kept: Some(output.clone()),
+                hint,
             }
-            .into())
+            .into());
         }
         Some(Stop::Signal(signal)) => {
             return Err(Interrupted {

@@ -146,6 +146,20 @@ fn force_integrators_choose_a_stable_substep_count() {
     }
 }
 
+/// Explicit Euler on undamped springs diverges at any step: the error says what helps
+/// (damping, another integrator), not more substeps; other divergences still suggest them.
+#[test]
+fn a_divergence_of_explicit_euler_on_undamped_springs_names_damping_not_substeps() {
+    let (run, _dir, _output) = stiff_cloth(&["--integrator", "euler"]);
+    assert_eq!(run.code, Some(3), "exit 3 is a divergence: {}", run.stderr);
+    let error = run.stderr.lines().find(|l| l.starts_with("error:")).expect("an error line");
+    assert!(error.contains("diverged at frame") && error.contains("damping"), "{error}");
+    assert!(error.contains("--integrator symplectic") && !error.contains("try more --substeps"), "{error}");
+    let (run, _dir, _output) = stiff_cloth(&["--integrator", "symplectic", "--substeps", "10"]);
+    let error = run.stderr.lines().find(|l| l.starts_with("error:")).expect("an error line");
+    assert!(error.contains("try more --substeps"), "{error}");
+}
+
 #[test]
 fn explicit_substeps_are_honoured_then_the_divergence_is_named_and_earlier_frames_kept() {
     let (run, _dir, output) = stiff_cloth(&["--integrator", "symplectic", "--substeps", "10"]);

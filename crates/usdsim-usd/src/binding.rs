@@ -4,38 +4,14 @@
 //! kinematic rigid bodies) applied to a solver at a time code, so every user of the
 //! library drives a simulation the same way.
 
-use glam::{DMat4, DVec3};
+use glam::DMat4;
 use usdsim_core::{BodyId, RigidId, SceneError, Solver};
 
 use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::embedded::EmbeddedPrim;
 use crate::read::kinematic::KinematicTrack;
-use crate::read::rigid_body::pose_of;
+use crate::read::rigid_body::{pose_of, RigidPrim};
 use crate::schema::dialect::Dialect;
-
-/// A collision or graphics mesh embedded in a body, so results can be written back.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EmbeddedPrim {
-    /// The mesh's composed prim path.
-    pub prim_path: String,
-    /// The body it follows.
-    pub body: BodyId,
-    /// The mesh's local-to-world transform at `startTimeCode`.
-    pub world_from_local: DMat4,
-    /// The faces, when the input authored `vertex`/`varying` normals that must be
-    /// recomputed on the deformed mesh; `None` writes no normals.
-    pub normals: Option<FaceTopology>,
-    /// Whether it is an enabled collision mesh (else a graphics mesh).
-    pub collision: bool,
-}
-
-/// A polygon mesh's faces, as USD's `faceVertexCounts` and `faceVertexIndices`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaceTopology {
-    /// Vertices per face.
-    pub counts: Vec<u32>,
-    /// Point index of each face vertex.
-    pub indices: Vec<u32>,
-}
 
 /// Where a body's simulation mesh lives, so results can be written back to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,51 +24,6 @@ pub struct BodyPrim {
     /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
     /// its state back under the same names.
     pub dialect: Dialect,
-}
-
-/// Where a simulated rigid body lives in USD, so the exporter can write its motion
-/// back as `xformOp:translate` + `xformOp:orient` (+ `xformOp:scale`) in parent space.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RigidPrim {
-    /// The rigid body prim's composed path.
-    pub prim_path: String,
-    /// The parent's local-to-world transform at `startTimeCode` (identity when the prim
-    /// resets the transform stack). The baked pose is `parent_world⁻¹ * pose`.
-    pub parent_world: DMat4,
-    /// Whether the prim's `xformOpOrder` starts with `!resetXformStack!` (kept in the
-    /// baked order).
-    pub resets_stack: bool,
-    /// The prim's own scale at `startTimeCode`, when its authored ops include a scale
-    /// op: baked as a constant `xformOp:scale` after the orient so the shape keeps its
-    /// size. `None` when no scale op is authored.
-    pub scale: Option<DVec3>,
-    /// The value types the input already declares for the ops the bake writes, so the
-    /// bake's opinions agree with the composed stage (Pixar's `AttributeTypeMismatch`).
-    pub op_precision: OpPrecision,
-}
-
-/// Floating-point precision of a vector or quaternion attribute (`half3`/`float3`/
-/// `double3`, `quath`/`quatf`/`quatd`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Precision {
-    /// 16-bit (`half3`, `quath`).
-    Half,
-    /// 32-bit (`float3`, `quatf`).
-    Float,
-    /// 64-bit (`double3`, `quatd`): what the bake writes where the input declares nothing.
-    #[default]
-    Double,
-}
-
-/// The precision of each transform op a rigid bake authors, as the input declares it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OpPrecision {
-    /// `xformOp:translate`.
-    pub translate: Precision,
-    /// `xformOp:orient`.
-    pub orient: Precision,
-    /// `xformOp:scale`.
-    pub scale: Precision,
 }
 
 /// What ties a solver built from an import back to the stage: one entry per scene

@@ -7,16 +7,17 @@ use usdsim_core::{BodyId, RigidId};
 use openusd::sdf;
 use usdsim_core::{CollisionObject, Scene};
 
-use crate::binding::{Binding, BodyPrim, RigidPrim};
+use crate::binding::{Binding, BodyPrim};
+use crate::diagnostic::Diagnostic;
 use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::rigid_body::RigidPrim;
 use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
 use crate::stage::context::guard_reader;
 use crate::stage::input_stage::InputStage;
 use crate::stage::stage_info::{self, StageInfo};
 use crate::stage::units::Units;
 use crate::stage::xform::XformCache;
-use crate::validate::Diagnostic;
 
 /// A stage turned into a simulation scene.
 #[derive(Clone, Debug)]

@@ -13,6 +13,7 @@
 
 mod baker;
 mod binding;
+mod diagnostic;
 mod error;
 mod export;
 mod import;
@@ -26,14 +27,15 @@ pub mod validate;
 mod wedge_index;
 
 pub use baker::{BakeError, Baker, Finished, DEFAULT_CHUNK_BYTES, MAX_DEFAULT_CHUNK};
-pub use binding::{Binding, BodyPrim, EmbeddedPrim, FaceTopology, OpPrecision, Precision, RigidPrim};
+pub use binding::{Binding, BodyPrim};
 pub use error::{ExportError, ImportError, Location};
 pub use export::{clip_file, clip_folder, default_output_path, manifest_file, Bake, NonFinite, Topology};
 pub use import::{import, import_at, Imported};
 pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};
 pub use read::attachment::{FrameTrack, TrackTarget};
+pub use read::embedded::{EmbeddedPrim, FaceTopology};
 pub use read::kinematic::KinematicTrack;
-pub use read::rigid_body::pose_of as rigid_pose_of;
+pub use read::rigid_body::{pose_of as rigid_pose_of, OpPrecision, Precision, RigidPrim};
 pub use resume::ResumeError;
 pub use schema::dialect::Dialect;
 pub use stage::attribute_override::{AttributeOverride, OverrideError};

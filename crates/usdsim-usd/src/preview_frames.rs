@@ -50,7 +50,7 @@ pub struct PreviewFrames {
     /// The chosen time codes and the surfaces at each, in time order.
     pub frames: Vec<(f64, Vec<PreviewSurface>)>,
     /// Things worked around (a prim skipped), as `file: prim.attr: message`.
-    pub warnings: Vec<crate::validate::Diagnostic>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// What kind of drawable a prim is.

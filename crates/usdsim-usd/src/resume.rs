@@ -26,26 +26,9 @@ use openusd::sdf;
 use usdsim_core::{BodyState, PlasticTetState, ResumeState, Settings};
 
 use crate::import::Imported;
-use crate::schema::usdsim::{state, FINGERPRINT_KEY};
+use crate::schema::usdsim::state;
+use crate::stage::bake_layer::{layer_fingerprint, open_layer};
 use crate::stage::stage_info::StageInfo;
-
-/// Opens the layer at `path` alone (no composition), or says why not.
-pub(crate) fn open_layer(path: &Path) -> Result<sdf::Layer, String> {
-    let text = path.to_str().ok_or_else(|| format!("{}: the path is not valid UTF-8", path.display()))?;
-    sdf::Layer::open(text).map_err(|err| err.to_string())
-}
-
-/// The fingerprint a layer records in its `customLayerData`, if any.
-pub(crate) fn layer_fingerprint(layer: &sdf::Layer) -> Option<String> {
-    let root = layer.pseudo_root()?;
-    match root.get::<sdf::Value>("customLayerData") {
-        Some(sdf::Value::Dictionary(data)) => match data.get(FINGERPRINT_KEY) {
-            Some(sdf::Value::String(s)) => Some(s.clone()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 /// Opens the layer at `path` (`shown` in messages), a layer of a bake, and checks that
 /// it records `fingerprint`.

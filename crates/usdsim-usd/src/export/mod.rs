@@ -24,9 +24,10 @@ use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
 use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, ResumeState, Solver};
 
-use crate::binding::{FaceTopology, RigidPrim};
 use crate::error::ExportError;
 use crate::import::Imported;
+use crate::read::embedded::FaceTopology;
+use crate::read::rigid_body::RigidPrim;
 use crate::schema::dialect::Dialect;
 use crate::schema::usdsim::{FINGERPRINT_KEY, OVERRIDES_KEY};
 use crate::stage::attribute_override::AttributeOverride;

@@ -6,7 +6,7 @@ use openusd::sdf;
 
 use super::time_samples::author_samples;
 use super::RigidTrack;
-use crate::binding::Precision;
+use crate::read::rigid_body::Precision;
 
 /// A vector op's value and type name in `precision`.
 fn vec3(v: DVec3, precision: Precision) -> (sdf::Value, &'static str) {

@@ -6,7 +6,6 @@ use glam::{DMat4, DVec3};
 use usdsim_core::BodyId;
 use usdsim_core::EmbeddedMesh;
 
-use crate::binding::{EmbeddedPrim, FaceTopology};
 use crate::error::ImportError;
 use crate::read::pose;
 use crate::schema::names::BIND_POSE;
@@ -14,6 +13,31 @@ use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
 use crate::stage::xform::XformCache;
+
+/// A collision or graphics mesh embedded in a body, so results can be written back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmbeddedPrim {
+    /// The mesh's composed prim path.
+    pub prim_path: String,
+    /// The body it follows.
+    pub body: BodyId,
+    /// The mesh's local-to-world transform at `startTimeCode`.
+    pub world_from_local: DMat4,
+    /// The faces, when the input authored `vertex`/`varying` normals that must be
+    /// recomputed on the deformed mesh; `None` writes no normals.
+    pub normals: Option<FaceTopology>,
+    /// Whether it is an enabled collision mesh (else a graphics mesh).
+    pub collision: bool,
+}
+
+/// A polygon mesh's faces, as USD's `faceVertexCounts` and `faceVertexIndices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaceTopology {
+    /// Vertices per face.
+    pub counts: Vec<u32>,
+    /// Point index of each face vertex.
+    pub indices: Vec<u32>,
+}
 
 /// Reads one embedded mesh of body `body`. `None` (silently) for a mesh without points.
 pub(crate) fn read(

@@ -2,11 +2,10 @@
 //! colliders (every `PhysicsCollisionAPI` prim below, not inside a nested rigid body),
 //! `PhysicsMassAPI`, initial velocities and `physics:kinematicEnabled`.
 
-use glam::{DMat4, Quat, Vec3};
+use glam::{DMat4, DVec3, Quat, Vec3};
 use openusd::sdf;
 use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
-use crate::binding::{OpPrecision, Precision, RigidPrim};
 use crate::error::ImportError;
 use crate::read::collider;
 use crate::schema::names::RIGID_BODY_API;
@@ -15,6 +14,51 @@ use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
 use crate::stage::units::Units;
 use crate::stage::xform::{decompose, local_xform, parse_op_kind, OpKind, XformCache};
+
+/// Where a simulated rigid body lives in USD, so the exporter can write its motion
+/// back as `xformOp:translate` + `xformOp:orient` (+ `xformOp:scale`) in parent space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigidPrim {
+    /// The rigid body prim's composed path.
+    pub prim_path: String,
+    /// The parent's local-to-world transform at `startTimeCode` (identity when the prim
+    /// resets the transform stack). The baked pose is `parent_world⁻¹ * pose`.
+    pub parent_world: DMat4,
+    /// Whether the prim's `xformOpOrder` starts with `!resetXformStack!` (kept in the
+    /// baked order).
+    pub resets_stack: bool,
+    /// The prim's own scale at `startTimeCode`, when its authored ops include a scale
+    /// op: baked as a constant `xformOp:scale` after the orient so the shape keeps its
+    /// size. `None` when no scale op is authored.
+    pub scale: Option<DVec3>,
+    /// The value types the input already declares for the ops the bake writes, so the
+    /// bake's opinions agree with the composed stage (Pixar's `AttributeTypeMismatch`).
+    pub op_precision: OpPrecision,
+}
+
+/// Floating-point precision of a vector or quaternion attribute (`half3`/`float3`/
+/// `double3`, `quath`/`quatf`/`quatd`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// 16-bit (`half3`, `quath`).
+    Half,
+    /// 32-bit (`float3`, `quatf`).
+    Float,
+    /// 64-bit (`double3`, `quatd`): what the bake writes where the input declares nothing.
+    #[default]
+    Double,
+}
+
+/// The precision of each transform op a rigid bake authors, as the input declares it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpPrecision {
+    /// `xformOp:translate`.
+    pub translate: Precision,
+    /// `xformOp:orient`.
+    pub orient: Precision,
+    /// `xformOp:scale`.
+    pub scale: Precision,
+}
 
 /// A rigid body as imported: the scene entry and where it lives in USD.
 pub(crate) struct ReadRigid {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use openusd::{sdf, usd};
 
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::{ImportError, Location};
-use crate::validate::{Diagnostic, Severity};
 
 /// Everything an import step needs besides the prim it looks at.
 pub(crate) struct Ctx {
@@ -57,7 +57,7 @@ impl Ctx {
     }
 
     /// Records a warning of rule `code` (a schema rule the input breaks in a way the
-    /// importer can work around, or one of [`crate::validate::IMPORT_RULES`]) about a
+    /// importer can work around, or one of [`crate::diagnostic::IMPORT_RULES`]) about a
     /// prim, and optionally one of its properties.
     pub fn warn(&mut self, code: &'static str, prim: &sdf::Path, property: Option<&str>, message: impl AsRef<str>) {
         let at = match property {

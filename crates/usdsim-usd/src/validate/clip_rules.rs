@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use openusd::sdf;
 
 use super::walk::Walk;
-use crate::resume::{layer_fingerprint, open_layer};
 use crate::schema::usdsim::state;
+use crate::stage::bake_layer::{layer_fingerprint, open_layer};
 
 /// One clip set of one prim, as its metadata names it.
 struct ClipSet {

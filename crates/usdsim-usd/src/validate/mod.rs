@@ -15,7 +15,6 @@ mod mesh_rules;
 mod owner_rules;
 mod pose_rules;
 pub mod report;
-pub mod rule;
 mod scene_rules;
 mod subset_rules;
 mod typo_rules;
@@ -25,8 +24,9 @@ mod walk;
 
 use std::path::{Path, PathBuf};
 
-pub use report::{Diagnostic, Report};
-pub use rule::{Rule, Severity, IMPORT_RULES, RULES};
+pub use crate::diagnostic::rule;
+pub use crate::diagnostic::{Diagnostic, Rule, Severity, IMPORT_RULES, RULES};
+pub use report::Report;
 
 use crate::error::ImportError;
 use crate::stage::context::guard_reader;

@@ -3,7 +3,8 @@
 
 use openusd::sdf;
 
-use super::report::{Diagnostic, Report};
+use super::report::Report;
+use crate::diagnostic::Diagnostic;
 use crate::error::{ImportError, Location};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimIndex;
