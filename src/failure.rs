@@ -134,6 +134,19 @@ impl fmt::Display for Diverged {
 
 impl std::error::Error for Diverged {}
 
+/// A usage error found after clap parsed the arguments (a farm plan's run options, which
+/// only make sense against `usdsim run`'s own parser): exit 2, like clap's own.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
 /// A failed command, classified.
 #[derive(Debug)]
 pub struct Failure {
@@ -175,7 +188,7 @@ impl Failure {
                 failure.errors = e.errors.clone();
                 return failure;
             }
-            if cause.downcast_ref::<OverrideError>().is_some() {
+            if cause.downcast_ref::<OverrideError>().is_some() || cause.downcast_ref::<Usage>().is_some() {
                 failure.code = "usage".to_string();
                 failure.exit_code = USAGE;
                 return failure;

@@ -109,46 +109,88 @@ fn logs(plan: &Path) -> String {
     text
 }
 
-/// The plan's arguments: the three wedges of one axis, chunked or not.
-fn plan_args(engine: &str, dir: &Path, chunk: Option<u32>) -> Vec<String> {
+/// What a plan bakes: its wedge axes, the run options after `--`, and each wedge's name
+/// with the flags a local run of it takes.
+struct Variants {
+    axes: Vec<String>,
+    run: Vec<String>,
+    wedges: Vec<(String, Vec<String>)>,
+}
+
+/// The three wedges of one attribute axis, no run options.
+fn gravity_wedges() -> Variants {
+    Variants {
+        axes: vec![format!("{AXIS}={}", VALUES.join(","))],
+        run: Vec::new(),
+        wedges: VALUES
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("w{i}"), vec!["--set".into(), format!("{AXIS}={v}")]))
+            .collect(),
+    }
+}
+
+/// A run option for every task (`-- --self-contact`) and a wedge over a run option
+/// (`--wedge substeps=16,30`) crossed with the gravity axis's ends: two of the tasks
+/// run `--self-contact --substeps 30`.
+fn run_option_wedges() -> Variants {
+    let run: Vec<String> = vec!["--self-contact".into()];
+    let mut wedges = Vec::new();
+    for (substeps, g) in [("16", "2"), ("16", "10"), ("30", "2"), ("30", "10")] {
+        let name = format!("w{}_substeps{substeps}", wedges.len());
+        let mut flags = run.clone();
+        flags.extend(["--substeps".into(), substeps.into(), "--set".into(), format!("{AXIS}={g}")]);
+        wedges.push((name, flags));
+    }
+    Variants { axes: vec!["substeps=16,30".into(), format!("{AXIS}=2,10")], run, wedges }
+}
+
+/// The plan's arguments: `variants`, chunked or not.
+fn plan_args(engine: &str, dir: &Path, chunk: Option<u32>, variants: &Variants) -> Vec<String> {
     let mut args = vec![
         "farm".to_string(),
         engine.to_string(),
         testdata(SCENE).display().to_string(),
         "--frames".into(),
         FRAMES.to_string(),
-        "--wedge".into(),
-        format!("{AXIS}={}", VALUES.join(",")),
         "-o".into(),
         dir.display().to_string(),
     ];
+    for axis in &variants.axes {
+        args.extend(["--wedge".into(), axis.clone()]);
+    }
     if let Some(c) = chunk {
         args.extend(["--chunk".into(), c.to_string()]);
+    }
+    if !variants.run.is_empty() {
+        args.push("--".into());
+        args.extend(variants.run.iter().cloned());
     }
     args
 }
 
-/// Bakes each wedge locally, uninterrupted, into `local/wN/bake.usdc` (the same depth
-/// as the plan's bakes, so the relative sublayer path is the same), and checks that
-/// every file of each of the plan's wedge folders (reports aside) equals the local one.
-fn assert_identical_to_local(plan: &Path, local: &Path, chunk: Option<u32>) {
-    for (i, value) in VALUES.iter().enumerate() {
-        let name = format!("w{i}");
-        let out = local.join(&name).join("bake.usdc");
+/// Bakes each wedge locally, uninterrupted, by hand with its flags into
+/// `local/NAME/bake.usdc` (the same depth as the plan's bakes, so the relative sublayer
+/// path is the same), and checks that every file of each of the plan's wedge folders
+/// (reports aside) equals the local one.
+fn assert_identical_to_local(plan: &Path, local: &Path, chunk: Option<u32>, variants: &Variants) {
+    for (name, flags) in &variants.wedges {
+        let out = local.join(name).join("bake.usdc");
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let set = format!("{AXIS}={value}");
         let mut args = vec![testdata(SCENE).display().to_string(), "--frames".into(), FRAMES.to_string()];
-        args.extend(["-o".into(), out.display().to_string(), "-q".into(), "--set".into(), set]);
+        args.extend(["-o".into(), out.display().to_string(), "-q".into()]);
+        args.extend(flags.iter().cloned());
         if let Some(c) = chunk {
             args.extend(["--chunk".into(), c.to_string()]);
         }
         usdsim(&args).assert_success();
-        let files = bake_files(&local.join(&name));
+        let name = name.as_str();
+        let files = bake_files(&local.join(name));
         assert!(!files.is_empty());
-        assert_eq!(files, bake_files(&plan.join(&name)), "wedge {name}: the plan wrote other files than a local run");
+        assert_eq!(files, bake_files(&plan.join(name)), "wedge {name}: the plan wrote other files than a local run");
         for file in files {
             let (a, b) =
-                (std::fs::read(local.join(&name).join(&file)).unwrap(), std::fs::read(plan.join(&name).join(&file)));
+                (std::fs::read(local.join(name).join(&file)).unwrap(), std::fs::read(plan.join(name).join(&file)));
             assert!(
                 b.as_ref().is_ok_and(|b| *b == a),
                 "wedge {name}: {} differs from a local run\n{}",
@@ -177,35 +219,45 @@ fn bake_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `wedges.usda` opens in Pixar's USD with the three variants, each showing its own
-/// bake: the tet's lowest point at the last frame falls further with more gravity.
-fn assert_index_opens_in_usd_core(plan: &Path) {
+/// `wedges.usda` opens in Pixar's USD with one variant per wedge, in order, each showing
+/// its own bake (the tet's first point at the last frame as in the bake itself, and
+/// different for every variant) and documenting the settings it was baked with.
+fn assert_index_opens_in_usd_core(plan: &Path, variants: &Variants) {
     let script = r#"
-import sys
+import json, os, sys
 from pxr import Usd
-stage = Usd.Stage.Open(sys.argv[1])
+index = sys.argv[1]
+stage = Usd.Stage.Open(index)
 prim = stage.GetDefaultPrim()
 vset = prim.GetVariantSets().GetVariantSet("wedge")
-names = vset.GetVariantNames()
-print(" ".join(names))
-for name in names:
+rows = []
+for name in vset.GetVariantNames():
     vset.SetVariantSelection(name)
     pts = stage.GetPrimAtPath("/World/Frame/Tet").GetAttribute("points").Get(stage.GetEndTimeCode())
-    print(name, pts[0][1])
+    bake = Usd.Stage.Open(os.path.join(os.path.dirname(index), name, "bake.usdc"))
+    own = bake.GetPrimAtPath("/World/Frame/Tet").GetAttribute("points").Get(bake.GetEndTimeCode())
+    rows.append({"name": name, "y": pts[0][1], "own": own[0][1], "doc": prim.GetDocumentation()})
+print(json.dumps(rows))
 "#;
     let Some(python) = common::pxr::python("the wedge index check") else { return };
     let out = Command::new(python).arg("-c").arg(script).arg(plan.join("wedges.usda")).output().unwrap();
     assert!(out.status.success(), "usd-core cannot open wedges.usda: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("w0 w1 w2"), "{text}");
-    // The parent Xform turns the world -X fall into local +Y: more gravity, larger y.
-    let ys: Vec<f64> = lines.map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect();
-    assert_eq!(ys.len(), 3, "{text}");
-    assert!(ys[0] < ys[1] && ys[1] < ys[2], "the variants do not show their own bakes: {text}");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("the script prints JSON");
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let expected: Vec<&str> = variants.wedges.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, expected, "the index's variants");
+    let mut ys: Vec<f64> = Vec::new();
+    for (row, (name, flags)) in rows.iter().zip(&variants.wedges) {
+        assert_eq!(row["y"], row["own"], "variant {name} does not show its own bake: {rows:?}");
+        let y = row["y"].as_f64().unwrap();
+        assert!(ys.iter().all(|other| *other != y), "variant {name} shows another variant's result: {rows:?}");
+        ys.push(y);
+        let doc = row["doc"].as_str().unwrap();
+        assert!(doc.contains(&flags.join(" ")), "variant {name}'s doc does not name its settings {flags:?}: {doc}");
+    }
 }
 
-fn slurm_plan(chunk: Option<u32>) {
+fn slurm_plan(chunk: Option<u32>, variants: &Variants) {
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let cluster = match Slurm::up() {
         Ok(c) => c,
@@ -213,23 +265,31 @@ fn slurm_plan(chunk: Option<u32>) {
     };
     let dir = common::temp_dir();
     let (plan, local) = (dir.path().join("plan"), dir.path().join("local"));
-    let outcome = usdsim(plan_args("slurm", &plan, chunk));
+    let outcome = usdsim(plan_args("slurm", &plan, chunk, variants));
     outcome.assert_success();
     assert!(outcome.stdout.contains("submit: sh "), "{}", outcome.stdout);
     cluster.submit_and_wait(&plan);
     assert!(plan.join("wedges.usda").exists(), "no wedges.usda:\n{}", logs(&plan));
-    assert_identical_to_local(&plan, &local, chunk);
-    assert_index_opens_in_usd_core(&plan);
+    assert_identical_to_local(&plan, &local, chunk, variants);
+    assert_index_opens_in_usd_core(&plan, variants);
+    assert_plan_records_commands(&plan, variants);
 }
 
 #[test]
 fn slurm_runs_three_wedges_identical_to_local_runs() {
-    slurm_plan(None);
+    slurm_plan(None, &gravity_wedges());
 }
 
 #[test]
 fn slurm_runs_three_wedges_in_two_chained_chunks() {
-    slurm_plan(Some(FRAMES / 2));
+    slurm_plan(Some(FRAMES / 2), &gravity_wedges());
+}
+
+/// Run options after `--` reach every task, and a wedge over `--substeps` varies them:
+/// each task's bake equals the same bake run by hand with those flags.
+#[test]
+fn slurm_tasks_take_the_run_options_and_a_wedge_over_substeps() {
+    slurm_plan(Some(FRAMES / 2), &run_option_wedges());
 }
 
 /// A task killed mid-bake (`scontrol requeue` sends SIGTERM, as the time limit does)
@@ -296,13 +356,13 @@ fn openjd() -> Result<(), String> {
     }
 }
 
-fn openjd_plan(chunk: Option<u32>) {
+fn openjd_plan(chunk: Option<u32>, variants: &Variants) {
     if let Err(why) = openjd() {
         return unavailable("Open Job Description (openjd-cli)", &why);
     }
     let dir = common::temp_dir();
     let (plan, local) = (dir.path().join("plan"), dir.path().join("local"));
-    let outcome = usdsim(plan_args("openjd", &plan, chunk));
+    let outcome = usdsim(plan_args("openjd", &plan, chunk, variants));
     outcome.assert_success();
     let template = plan.join("usdsim.openjd.json");
     let check = Command::new("openjd").arg("check").arg(&template).output().unwrap();
@@ -322,18 +382,44 @@ fn openjd_plan(chunk: Option<u32>) {
     let text = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
     assert!(run.status.success(), "openjd run:\n{text}");
     assert!(text.contains("OUTPUT_FILE: "), "{text}");
-    assert_identical_to_local(&plan, &local, chunk);
-    assert_index_opens_in_usd_core(&plan);
+    assert_identical_to_local(&plan, &local, chunk, variants);
+    assert_index_opens_in_usd_core(&plan, variants);
+    assert_plan_records_commands(&plan, variants);
 }
 
 #[test]
 fn openjd_template_checks_and_runs_three_wedges_identical_to_local_runs() {
-    openjd_plan(None);
+    openjd_plan(None, &gravity_wedges());
 }
 
 #[test]
 fn openjd_runs_three_wedges_in_two_dependent_chunk_steps() {
-    openjd_plan(Some(FRAMES / 2));
+    openjd_plan(Some(FRAMES / 2), &gravity_wedges());
+}
+
+/// The same run options and substeps wedge through Open Job Description.
+#[test]
+fn openjd_tasks_take_the_run_options_and_a_wedge_over_substeps() {
+    openjd_plan(None, &run_option_wedges());
+}
+
+/// `plan.json` records every task's full command, with the wedge's flags in it.
+fn assert_plan_records_commands(plan: &Path, variants: &Variants) {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plan.join("plan.json")).unwrap()).unwrap();
+    let wedges = json["wedges"].as_array().unwrap();
+    assert_eq!(wedges.len(), variants.wedges.len());
+    for (w, (name, flags)) in wedges.iter().zip(&variants.wedges) {
+        assert_eq!(w["name"], name.as_str());
+        let tasks = w["tasks"].as_array().unwrap();
+        assert!(!tasks.is_empty(), "{w}");
+        for task in tasks {
+            let command = task["command"].as_str().unwrap();
+            for flag in flags {
+                assert!(command.contains(flag.as_str()), "{name}: the task command lacks {flag}: {command}");
+            }
+        }
+    }
 }
 
 /// A bad wedge is refused when the plan is written (exit 2, naming it), not on the farm.
@@ -341,11 +427,38 @@ fn openjd_runs_three_wedges_in_two_dependent_chunk_steps() {
 fn a_bad_wedge_is_a_usage_error_before_any_plan_is_written() {
     let dir = common::temp_dir();
     let plan = dir.path().join("plan");
-    let mut args = plan_args("slurm", &plan, None);
+    let mut args = plan_args("slurm", &plan, None, &gravity_wedges());
     args.extend(["--wedge".into(), "/World/Nope.physics:gravityMagnitude=1,2".into()]);
     let outcome = usdsim(&args);
     outcome.assert_no_panic();
     assert_eq!(outcome.code, Some(2), "{}", outcome.stderr);
     assert!(outcome.stderr.contains("no prim /World/Nope"), "{}", outcome.stderr);
     assert!(!plan.exists(), "a plan was written for a bad wedge");
+}
+
+/// Run options and run-option wedges are parsed as `usdsim run` parses them when the
+/// plan is written: a bad, clashing or plan-owned one is a usage error (exit 2) naming
+/// it, and no plan is written.
+#[test]
+fn bad_run_options_are_usage_errors_before_any_plan_is_written() {
+    let dir = common::temp_dir();
+    let plan = dir.path().join("plan");
+    for (extra, says) in [
+        (&["--", "--frames", "3"][..], "--frames is set by the plan"),
+        (&["--", "-o", "x.usdc"], "-o/--output is set by the plan"),
+        (&["--", "--substepz", "3"], "unexpected argument '--substepz'"),
+        (&["--", "--substeps", "0"], "0 is out of range"),
+        (&["--wedge", "substepz=1,2"], "no option --substepz; did you mean --substeps?"),
+        (&["--wedge", "chunk=1,2"], "--chunk is set by the plan"),
+        (&["--wedge", "self-contact=maybe"], "a switch"),
+        (&["--wedge", "substeps=8,16", "--", "--substeps", "2"], "cannot be used multiple times"),
+    ] {
+        let mut args = plan_args("openjd", &plan, None, &gravity_wedges());
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let outcome = usdsim(&args);
+        outcome.assert_no_panic();
+        assert_eq!(outcome.code, Some(2), "{extra:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.contains(says), "{extra:?}: expected {says:?} in:\n{}", outcome.stderr);
+        assert!(!plan.exists(), "{extra:?}: a plan was written");
+    }
 }

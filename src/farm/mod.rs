@@ -9,9 +9,12 @@ mod slurm;
 mod wedge;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, Subcommand};
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use usdsim_usd::{write_wedge_index, AttributeOverride, InputStage, OpenError};
+
+use crate::cli::RunArgs;
+use crate::failure::Usage;
 
 use plan::Plan;
 pub use wedge::Axis;
@@ -44,9 +47,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk: Option<u32>,
 
-    /// A wedge axis, PRIM.ATTR=v1,v2,... (repeatable): the variants are the Cartesian
-    /// product of the axes.
-    #[arg(long, value_name = "PRIM.ATTR=V1,V2,...", conflicts_with = "wedges")]
+    /// A wedge axis (repeatable): an attribute, PRIM.ATTR=v1,v2,..., or an option of
+    /// `usdsim run`, OPTION=v1,v2,... (`substeps=16,24,32`; a switch takes true,false).
+    /// The variants are the Cartesian product of the axes.
+    #[arg(long, value_name = "PRIM.ATTR=V1,V2,...|OPTION=V1,V2,...", conflicts_with = "wedges")]
     pub wedge: Vec<Axis>,
 
     /// The variants, listed: a JSON array of {"name": ..., "set": ["PRIM.ATTR=VALUE", ...]}.
@@ -60,6 +64,64 @@ pub struct PlanArgs {
     /// The usdsim executable the tasks run [default: this one].
     #[arg(long, value_name = "PATH")]
     pub usdsim: Option<String>,
+
+    /// Options of `usdsim run` that every task passes on, after `--`:
+    /// `-- --substeps 30 --self-contact`. The plan sets the input, frames, output, chunk,
+    /// resume and report itself.
+    #[arg(last = true, value_name = "RUN OPTIONS")]
+    pub run: Vec<String>,
+}
+
+/// The options of `usdsim run` that the plan sets itself, per task.
+const PLAN_OWNED: [&str; 5] = ["output", "frames", "chunk", "resume", "report"];
+
+/// `usdsim run`'s own arguments, parsed from a task's command line exactly as the task
+/// will parse them: one definition of every option, its range and its conflicts.
+#[derive(Debug, Parser)]
+#[command(name = "usdsim")]
+struct TaskLine {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// The words `--wedge NAME=VALUE` adds to a task's command line: `--NAME VALUE`, or for
+/// a switch (`self-contact`) `--NAME` when true and nothing when false.
+fn run_option_words(name: &str, value: &str) -> Result<Vec<String>> {
+    let command = TaskLine::command();
+    let Some(arg) = command.get_arguments().find(|a| a.get_long() == Some(name)) else {
+        let closest = command
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .min_by_key(|known| strsim::levenshtein(name, known))
+            .filter(|known| strsim::levenshtein(name, known) <= 2);
+        let hint = closest.map_or_else(String::new, |c| format!("; did you mean --{c}?"));
+        bail!(Usage(format!("`usdsim run` has no option --{name}{hint}")));
+    };
+    if PLAN_OWNED.contains(&name) {
+        bail!(Usage(format!("--{name} is set by the plan for every task; give it to `usdsim farm` itself")));
+    }
+    match arg.get_action() {
+        ArgAction::SetTrue => match value {
+            "true" | "on" | "yes" => Ok(vec![format!("--{name}")]),
+            "false" | "off" | "no" => Ok(Vec::new()),
+            other => bail!(Usage(format!("--{name} is a switch: its wedge values are true or false, not {other:?}"))),
+        },
+        _ => Ok(vec![format!("--{name}"), value.to_string()]),
+    }
+}
+
+/// Parses one task's run options (`words`, after its input) as `usdsim run` will, so a
+/// bad or clashing option is a usage error when the plan is written, not a failed task.
+fn parse_task(scene: &Path, words: &[String], what: &str) -> Result<RunArgs> {
+    let line = [std::ffi::OsString::from("usdsim"), scene.as_os_str().to_owned()]
+        .into_iter()
+        .chain(words.iter().map(Into::into));
+    let parsed = TaskLine::try_parse_from(line).map_err(|err| {
+        let text = err.to_string();
+        let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        Usage(format!("{what}: `{}`: {first}", words.join(" ")))
+    })?;
+    Ok(parsed.run)
 }
 
 /// `usdsim farm index DIR`.
@@ -102,9 +164,25 @@ pub fn farm(command: &FarmCommand) -> Result<()> {
 /// The plan `args` describe; every wedge's overrides are checked against the stage now
 /// (a usage error names the bad one), not on the farm.
 fn plan(args: &PlanArgs) -> Result<Plan> {
-    let wedges = wedge::wedges(&args.wedge, args.wedges.as_deref())?;
+    let run = parse_task(&args.input, &args.run, "the run options after --")?;
+    let owned = [
+        ("-o/--output", run.output.is_some()),
+        ("--frames", run.frames.is_some()),
+        ("--chunk", run.chunk.is_some()),
+        ("--resume", run.resume),
+        ("--report", run.report.is_some()),
+    ];
+    if let Some((flag, _)) = owned.iter().find(|(_, given)| *given) {
+        bail!(Usage(format!(
+            "the run options after --: {flag} is set by the plan for every task; give --frames and --chunk to \
+             `usdsim farm` before --"
+        )));
+    }
+    let wedges = wedge::wedges(&args.wedge, args.wedges.as_deref(), &run_option_words)?;
     for w in &wedges {
-        check_overrides(&args.input, &w.set).with_context(|| format!("wedge {}", w.name))?;
+        let words: Vec<String> = args.run.iter().chain(&w.settings()).cloned().collect();
+        let task = parse_task(&args.input, &words, &format!("wedge {}", w.name))?;
+        check_overrides(&args.input, &task.set).with_context(|| format!("wedge {}", w.name))?;
     }
     let usdsim = match &args.usdsim {
         Some(path) => path.clone(),
@@ -115,6 +193,7 @@ fn plan(args: &PlanArgs) -> Result<Plan> {
         scene: absolute(&args.input)?,
         frames: args.frames,
         chunk: args.chunk.filter(|&c| c < args.frames),
+        run: args.run.clone(),
         wedges,
         dir: absolute(&args.output)?,
     })

@@ -7,6 +7,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 
 use super::wedge::Wedge;
+use usdsim_usd::IndexedWedge;
 
 /// Where each wedge's bake goes, relative to the plan's folder.
 pub const BAKE: &str = "bake.usdc";
@@ -26,6 +27,8 @@ pub struct Plan {
     pub frames: u32,
     /// Frames per chunk, when the bakes are chained chunks (`--chunk`, `--resume`).
     pub chunk: Option<u32>,
+    /// Run options every task passes to `usdsim run` (what follows `--` on `farm`).
+    pub run: Vec<String>,
     /// The variants.
     pub wedges: Vec<Wedge>,
     /// The plan's folder, absolute: one subfolder per wedge, logs, reports, scripts.
@@ -57,9 +60,7 @@ impl Plan {
         let bake = self.bake(wedge);
         let mut words = vec![quote(&self.usdsim), quote_path(&self.scene), "--frames".into(), end.to_string()];
         words.extend(["-o".to_string(), quote_path(&bake)]);
-        for set in &wedge.set {
-            words.extend(["--set".to_string(), quote(&set.to_string())]);
-        }
+        words.extend(self.run.iter().chain(&wedge.settings()).map(|w| quote(w)));
         let run = words.join(" ");
         let Some(c) = self.chunk else {
             return format!("mkdir -p {} && exec {run}", quote_path(&self.dir.join(&wedge.name)));
@@ -77,7 +78,14 @@ impl Plan {
         format!("exec {} farm index {}", quote(&self.usdsim), quote_path(&self.dir))
     }
 
-    /// Writes `plan.json` into the plan's folder (created).
+    /// The settings `wedge` bakes with beyond its input and frames, as one shell line:
+    /// the plan's run options, the wedge's, its `--set`s (what the index shows).
+    pub fn settings(&self, wedge: &Wedge) -> String {
+        self.run.iter().chain(&wedge.settings()).map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Writes `plan.json` into the plan's folder (created): per wedge its settings and
+    /// the full command of each of its tasks, as the engines run them.
     pub fn write_json(&self) -> Result<PathBuf> {
         std::fs::create_dir_all(&self.dir).with_context(|| format!("cannot create {}", self.dir.display()))?;
         let path = self.dir.join(PLAN_FILE);
@@ -85,10 +93,19 @@ impl Plan {
             .wedges
             .iter()
             .map(|w| {
+                let tasks: Vec<_> = (1..=self.chunks())
+                    .map(|k| {
+                        let end = self.chunk_end(k);
+                        json!({ "chunk": k, "end": end, "command": self.command(w, &end.to_string(), &k.to_string()) })
+                    })
+                    .collect();
                 json!({
                     "name": w.name,
                     "set": w.set.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "run": self.run.iter().chain(&w.run).collect::<Vec<_>>(),
+                    "settings": self.settings(w),
                     "bake": format!("{}/{BAKE}", w.name),
+                    "tasks": tasks,
                 })
             })
             .collect();
@@ -105,8 +122,9 @@ impl Plan {
     }
 }
 
-/// The `(name, bake)` pairs `plan.json` in `dir` lists, bakes relative to `dir`.
-pub fn read_bakes(dir: &Path) -> Result<Vec<(String, String)>> {
+/// The wedges `plan.json` in `dir` lists: name, bake relative to `dir`, and settings
+/// (empty in a plan written before they were recorded).
+pub fn read_bakes(dir: &Path) -> Result<Vec<IndexedWedge>> {
     let path = dir.join(PLAN_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let json: serde_json::Value =
@@ -115,7 +133,11 @@ pub fn read_bakes(dir: &Path) -> Result<Vec<(String, String)>> {
     wedges
         .iter()
         .map(|w| match (w["name"].as_str(), w["bake"].as_str()) {
-            (Some(name), Some(bake)) => Ok((name.to_string(), bake.to_string())),
+            (Some(name), Some(bake)) => Ok(IndexedWedge {
+                name: name.to_string(),
+                bake: bake.to_string(),
+                settings: w["settings"].as_str().unwrap_or_default().to_string(),
+            }),
             _ => anyhow::bail!("{}: a wedge without \"name\" and \"bake\"", path.display()),
         })
         .collect()
@@ -145,7 +167,12 @@ mod tests {
             scene: "/s/scene.usda".into(),
             frames: 10,
             chunk,
-            wedges: vec![Wedge { name: "w0".into(), set: vec!["/W/M.a=\"x y\"".parse().unwrap()] }],
+            run: vec!["--substeps".into(), "30".into(), "--self-contact".into()],
+            wedges: vec![Wedge {
+                name: "w0".into(),
+                set: vec!["/W/M.a=\"x y\"".parse().unwrap()],
+                run: vec!["--iterations".into(), "3".into()],
+            }],
             dir: "/farm/job".into(),
         }
     }
@@ -164,7 +191,7 @@ mod tests {
         let plain = plan(None).command(&plan(None).wedges[0], "10", "1");
         assert_eq!(
             plain,
-            "mkdir -p /farm/job/w0 && exec /opt/usdsim /s/scene.usda --frames 10 -o /farm/job/w0/bake.usdc --set '/W/M.a=\"x y\"'"
+            "mkdir -p /farm/job/w0 && exec /opt/usdsim /s/scene.usda --frames 10 -o /farm/job/w0/bake.usdc --substeps 30 --self-contact --iterations 3 --set '/W/M.a=\"x y\"'"
         );
         let p = plan(Some(4));
         let chunked = p.command(&p.wedges[0], "8", "2");

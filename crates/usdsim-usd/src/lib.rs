@@ -41,4 +41,4 @@ pub use schema::dialect::Dialect;
 pub use stage::attribute_override::{AttributeOverride, OverrideError};
 pub use stage::input_stage::{InputStage, OpenError};
 pub use stage::stage_info::{StageInfo, UpAxis};
-pub use wedge_index::{write_wedge_index, WEDGE_VARIANT_SET};
+pub use wedge_index::{write_wedge_index, IndexedWedge, WEDGE_VARIANT_SET};

@@ -1,28 +1,40 @@
 //! The index layer over the bakes of a wedge (`wedges.usda`): one prim with a variant
-//! set `wedge`, one variant per bake, each referencing that bake. Flipping the variant
-//! in a viewer shows each result; the layer takes its axis, units, default prim and
-//! time range from the first bake, so a viewer plays it as it plays a bake.
+//! set `wedge`, one variant per bake, each referencing that bake and documenting the
+//! settings it was baked with (its `doc`, in a viewer's metadata of the prim). Flipping
+//! the variant in a viewer shows each result; the layer takes its axis, units, default
+//! prim and time range from the first bake, so a viewer plays it as it plays a bake.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use openusd::sdf;
+use openusd::{sdf, usda};
 
 use crate::error::ExportError;
 
 /// The variant set's name.
 pub const WEDGE_VARIANT_SET: &str = "wedge";
 
-/// Writes `output`, an index over `wedges` (variant name, bake path relative to the
-/// index's folder), the first variant selected. Every bake must exist and have a
-/// default prim (a bake copies its input's), which the variants reference. Written to
-/// a temporary name and renamed.
-pub fn write_wedge_index(output: &Path, wedges: &[(String, String)]) -> Result<(), ExportError> {
+/// One variant of the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexedWedge {
+    /// The variant's name (a USD variant identifier).
+    pub name: String,
+    /// Its bake, relative to the index's folder.
+    pub bake: String,
+    /// What it was baked with beyond the input and frames (`--substeps 24 --set ...`),
+    /// shown as the variant's `doc`; empty for none.
+    pub settings: String,
+}
+
+/// Writes `output`, an index over `wedges`, the first variant selected. Every bake must
+/// exist and have a default prim (a bake copies its input's), which the variants
+/// reference. Written to a temporary name and renamed.
+pub fn write_wedge_index(output: &Path, wedges: &[IndexedWedge]) -> Result<(), ExportError> {
     let err = |reason: String| ExportError::Author { path: output.to_path_buf(), reason };
     let dir = output.parent().unwrap_or_else(|| Path::new("."));
     let mut default_prim = None;
     let mut metadata = String::new();
-    for (i, (name, bake)) in wedges.iter().enumerate() {
+    for (i, IndexedWedge { name, bake, .. }) in wedges.iter().enumerate() {
         if !sdf::Path::is_valid_variant_identifier(name) {
             return Err(err(format!("wedge {name:?} is not a valid variant name")));
         }
@@ -69,14 +81,17 @@ pub fn write_wedge_index(output: &Path, wedges: &[(String, String)]) -> Result<(
     text.push_str(&metadata);
     text.push_str(")\n\n");
     let _ = writeln!(text, "def \"{prim}\" (");
-    let _ = writeln!(text, "    variants = {{\n        string {WEDGE_VARIANT_SET} = \"{}\"\n    }}", wedges[0].0);
+    let _ = writeln!(text, "    variants = {{\n        string {WEDGE_VARIANT_SET} = \"{}\"\n    }}", wedges[0].name);
     let _ = writeln!(text, "    prepend variantSets = \"{WEDGE_VARIANT_SET}\"\n)\n{{");
     let _ = writeln!(text, "    variantSet \"{WEDGE_VARIANT_SET}\" = {{");
-    for (name, bake) in wedges {
+    for IndexedWedge { name, bake, settings } in wedges {
         let asset = bake.replace('\\', "/").replace('@', "");
+        let shown = if settings.is_empty() { "no settings beyond the plan's input and frames" } else { settings };
+        let doc = usda::TextWriter::value_to_string(&sdf::Value::String(format!("usdsim wedge {name}: {shown}")))
+            .map_err(|e| err(format!("wedge {name}: its settings cannot be written: {e}")))?;
         let _ = writeln!(
             text,
-            "        \"{name}\" (\n            prepend references = @./{asset}@\n        ) {{\n        }}"
+            "        \"{name}\" (\n            doc = {doc}\n            prepend references = @./{asset}@\n        ) {{\n        }}"
         );
     }
     text.push_str("    }\n}\n");
