@@ -79,6 +79,7 @@ fn pixar_usd_reads_our_usda_and_usdc_bakes() {
     eprintln!("{stdout}");
     assert!(output.status.success(), "Pixar's USD disagrees with the bake:\n{stdout}\n{stderr}");
     assert!(stdout.contains("0 failures"), "unexpected report:\n{stdout}");
+    common::pxr::note("checked: Pixar's USD reads our .usda and .usdc bakes to the values openusd reads");
 }
 
 /// Every kind of layer usdsim writes, edited by Pixar's USD and saved in place, reopens

@@ -54,4 +54,5 @@ fn bakes_of_every_testdata_scene_add_no_pixar_validator_findings() {
         }
     }
     assert!(new.is_empty(), "the bakes add findings of Pixar's validators:\n{}", new.join("\n"));
+    common::pxr::note(&format!("checked: Pixar's validators find nothing new in the bakes of {} scenes", inputs.len()));
 }

@@ -41,6 +41,7 @@ fn set_gravity_scales_the_fall_and_is_recorded() {
     let out = std::process::Command::new(python).args(["-c", script]).arg(&doubled).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("usdsimOverrides"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    common::pxr::note("checked: Pixar's USD reads the overrides a bake records");
 }
 
 /// An unauthored attribute of an applied schema takes its type from the schema: the
