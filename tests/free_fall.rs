@@ -193,3 +193,40 @@ fn free_fall_stays_accurate_with_many_substeps() {
     let moved = centroid(&points[24].1) - centroid(&points[0].1);
     assert!((moved - expected).length() <= 1e-3 * expected.length(), "moved {moved}, expected {expected}");
 }
+
+/// PhysX's `physxDeformableBody:disableGravity = true` on the body prim: the body floats
+/// (its centroid moves less than a micrometre in a second), while the same tet with the
+/// switch off falls ½ g t² (within 1 %); `validate` reports a switch that is not a bool.
+#[test]
+fn a_body_that_disables_gravity_floats() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("free_fall_z_up_meters.usda")).unwrap();
+    let anchor = "bool omniphysics:deformableBodyEnabled = 1";
+    assert!(text.contains(anchor));
+    let mut fall = Vec::new();
+    for (name, value) in [
+        ("floats", "bool physxDeformableBody:disableGravity = 1"),
+        ("falls", "bool physxDeformableBody:disableGravity = 0"),
+    ] {
+        let input = dir.path().join(format!("{name}.usda"));
+        std::fs::write(&input, text.replace(anchor, &format!("{anchor}\n        {value}"))).unwrap();
+        let output = dir.path().join(format!("{name}.sim.usda"));
+        bake(&input, &output, &["--frames", "24"]);
+        let samples = LayerFile::open(&output).samples("/World/Tet", "points");
+        let (first, last) = (&samples.first().unwrap().1, &samples.last().unwrap().1);
+        fall.push((centroid(first) - centroid(last)).z);
+    }
+    assert!(fall[0].abs() < 1e-6, "the body that disables gravity moved {} m", fall[0]);
+    let expected = 0.5 * 9.81 * 1.0 * 1.0;
+    assert!((fall[1] / expected - 1.0).abs() < 0.01, "fell {} m, expected {expected}", fall[1]);
+
+    let bad = dir.path().join("bad.usda");
+    std::fs::write(
+        &bad,
+        text.replace(anchor, &format!("{anchor}\n        token physxDeformableBody:disableGravity = \"yes\"")),
+    )
+    .unwrap();
+    let out = common::usdsim(["validate".as_ref(), bad.as_os_str()]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("DB100") && out.stdout.contains("disableGravity"), "{}", out.stdout);
+}

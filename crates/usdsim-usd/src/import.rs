@@ -144,7 +144,9 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
         }
         if physics_scenes.contains(&owner) {
             *owner_slot = Some(owner.clone());
-            body.gravity = Some(physics_scene::scene_gravity(&mut ctx, &owner, &info)?);
+            let gravity = physics_scene::scene_gravity(&mut ctx, &owner, &info)?;
+            // A body that disables gravity (read/body.rs) keeps its zero in any scene.
+            body.gravity.get_or_insert(gravity);
         } else {
             ctx.warn(
                 "DB009",

@@ -2,7 +2,7 @@
 //! direct parent) and reading volume (`TetMesh`) and surface (triangle `Mesh`)
 //! simulation meshes with their rest shapes, in world space.
 
-use glam::{DMat4, DVec3};
+use glam::{DMat4, DVec3, Vec3};
 use openusd::sdf;
 use usdsim_core::{BendDefault, Body, BodyKind};
 
@@ -12,8 +12,8 @@ use crate::read::pose;
 use crate::read::usdsim_api;
 use crate::schema::dialect::{Dialect, Names};
 use crate::schema::names::{
-    self, SimKind, BIND_POSE, BODY_APIS, SELF_COLLISION, SELF_COLLISION_FILTER_DISTANCE, SELF_COLLISION_FILTER_POSE,
-    SIM_APIS,
+    self, SimKind, BIND_POSE, BODY_APIS, DISABLE_GRAVITY, SELF_COLLISION, SELF_COLLISION_FILTER_DISTANCE,
+    SELF_COLLISION_FILTER_POSE, SIM_APIS,
 };
 use crate::stage::attribute_values::{self, check_indices};
 use crate::stage::context::Ctx;
@@ -300,6 +300,10 @@ pub(crate) fn read(
         body.self_collision_filter_pose = filter.iter().map(to_world).collect();
     }
     body.self_collision = attribute_values::bool_value(ctx, &found.root, SELF_COLLISION)? == Some(true);
+    // PhysX applies no gravity at all to a body that disables it.
+    if attribute_values::bool_value(ctx, &found.root, DISABLE_GRAVITY)? == Some(true) {
+        body.gravity = Some(Vec3::ZERO);
+    }
     if let Some(d) = attribute_values::f64_value(ctx, &found.root, SELF_COLLISION_FILTER_DISTANCE)? {
         body.self_collision_filter_distance =
             names::self_collision_filter_distance(d).map_err(|expected| ImportError::Invalid {

@@ -172,6 +172,10 @@ pub(crate) const SELF_COLLISION_FILTER_POSE: &str = "selfCollisionFilterPose";
 /// PhysX's per-body self-collision switch (`PhysxBaseDeformableBodyAPI`, on the body
 /// prim, `false` unless authored), read in both dialects: the schema itself has none.
 pub(crate) const SELF_COLLISION: &str = "physxDeformableBody:selfCollision";
+/// PhysX's per-body gravity switch (`PhysxBaseDeformableBodyAPI`, on the body prim,
+/// `false` unless authored): a body that authors `true` floats, whatever its physics
+/// scene's gravity. Read in both dialects, as [`SELF_COLLISION`] is.
+pub(crate) const DISABLE_GRAVITY: &str = "physxDeformableBody:disableGravity";
 /// PhysX's distance under which two parts of a body that are that close in its
 /// self-collision filter pose never collide (stage units; `-inf`, its fallback, lets
 /// the simulation choose).

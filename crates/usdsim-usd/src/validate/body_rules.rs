@@ -6,7 +6,7 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::dialect::Dialect;
-use crate::schema::names::{SimKind, BODY_APIS, RIGID_BODY_API, SELF_COLLISION, SIM_APIS};
+use crate::schema::names::{SimKind, BODY_APIS, DISABLE_GRAVITY, RIGID_BODY_API, SELF_COLLISION, SIM_APIS};
 use crate::stage::attribute_values;
 use crate::stage::prim_index::PrimInfo;
 
@@ -139,7 +139,7 @@ pub(crate) fn check(walk: &mut Walk) -> Vec<SoundBody> {
         // when they are not bools.
         let names = dialect.names();
         let enabled = walk.read(&path, names.enabled, attribute_values::bool_value) != Some(false);
-        for switch in [names.kinematic, names.asleep, SELF_COLLISION] {
+        for switch in [names.kinematic, names.asleep, SELF_COLLISION, DISABLE_GRAVITY] {
             walk.read(&path, switch, attribute_values::bool_value);
         }
 
