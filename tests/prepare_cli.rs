@@ -247,6 +247,20 @@ fn bad_inputs_fail_with_clear_errors() {
          point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]\n}\n",
     );
     fails(&tri, "/M", &["--resolution", "2000", "--max-cells", "1000"], 1, &["4000000 cells", "--resolution 31"]);
+    // The body API would land on an untyped prim, which validate rejects (DB001): refused.
+    let untyped = write(
+        "untyped.usda",
+        "def \"A\"\n{\n    def Mesh \"M\"\n    {\n        int[] faceVertexCounts = [3]\n        \
+         int[] faceVertexIndices = [0, 1, 2]\n        point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]\n    }\n}\n",
+    );
+    fails(&untyped, "/A", &["--resolution", "2"], 1, &["untyped.usda", "/A", "an untyped prim", "DB001", "def Xform"]);
+    // Typed, the same asset prepares, and validate finds no DB001 in what it wrote.
+    let typed = dir.path().join("typed.usda");
+    std::fs::write(&typed, std::fs::read_to_string(&untyped).unwrap().replace("def \"A\"", "def Xform \"A\"")).unwrap();
+    let typed_out = dir.path().join("typed_body.usda");
+    prepare(&[s(&typed), "--prim", "/A", "--volume", "--resolution", "2", "-q", "-o", s(&typed_out)]).assert_success();
+    let check = usdsim(["validate", s(&typed_out)]);
+    assert!(!check.stdout.contains("DB001"), "{}", check.stdout);
     // Usage errors: both kinds, neither, a bad value.
     for extra in [&["--surface"][..], &["--poisson", "0.5"], &["--cell", "-1"]] {
         let mut args = vec![s(&tri), "--prim", "/M", "--volume", "-o", s(&out)];

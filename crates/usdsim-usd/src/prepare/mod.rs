@@ -8,9 +8,10 @@
 use glam::{DMat4, DVec3};
 use openusd::sdf;
 
+use crate::diagnostic::rule::rule;
 use crate::error::ImportError;
 use crate::read::material_binding;
-use crate::schema::names::{BODY_APIS, SIM_APIS};
+use crate::schema::names::{body_prim_type_allowed, describe_type, BODY_APIS, SIM_APIS};
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::input_stage::InputStage;
@@ -125,6 +126,19 @@ impl Source {
                 reason: format!("no such prim on the composed stage (root prims: {})", roots.join(", ")),
             });
         };
+        // The body API goes on this prim: never author what validate rejects (DB001).
+        let type_name = &prims[index].type_name;
+        if !body_prim_type_allowed(type_name) {
+            return Err(ImportError::Invalid {
+                at: ctx.prim_loc(&path),
+                reason: format!(
+                    "is {}, which cannot carry DeformableBodyAPI (DB001: {}); give it a type such as \
+                     `def Xform`, or pass --prim an Xform or Scope above the render meshes",
+                    describe_type(type_name),
+                    rule("DB001").map_or("", |r| r.statement)
+                ),
+            });
+        }
         let mut xforms = XformCache::default();
         let prim_world = xforms.world(&mut ctx, &path)?;
         let range = index..prims.descendants(index).end;

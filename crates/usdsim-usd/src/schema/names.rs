@@ -192,6 +192,47 @@ pub(crate) fn self_collision_filter_distance(value: f64) -> Result<Option<f32>, 
     }
 }
 
+/// Gprim types (UsdGeom): a body API on one of these is only allowed on Mesh, TetMesh
+/// and BasisCurves.
+const GPRIMS: [&str; 15] = [
+    "Mesh",
+    "TetMesh",
+    "BasisCurves",
+    "NurbsCurves",
+    "HermiteCurves",
+    "Points",
+    "NurbsPatch",
+    "Cube",
+    "Sphere",
+    "Cylinder",
+    "Cylinder_1",
+    "Cone",
+    "Capsule",
+    "Capsule_1",
+    "Plane",
+];
+
+/// Common prim types that are not Imageable at all.
+const NOT_IMAGEABLE: [&str; 8] =
+    ["Material", "Shader", "NodeGraph", "GeomSubset", "PhysicsScene", "PhysicsCollisionGroup", "Shader", "Backdrop"];
+
+/// Whether a prim of type `type_name` may carry a body API (rule DB001): a Mesh, TetMesh
+/// or BasisCurves, or a typed Imageable that is not a Gprim (an Xform, a Scope). One
+/// rule for the validator and for `prepare`, which must not author what it rejects.
+pub(crate) fn body_prim_type_allowed(type_name: &str) -> bool {
+    matches!(type_name, "Mesh" | "TetMesh" | "BasisCurves")
+        || (!type_name.is_empty() && !GPRIMS.contains(&type_name) && !NOT_IMAGEABLE.contains(&type_name))
+}
+
+/// A prim type as a message names it: `a Cube`, or `an untyped prim`.
+pub(crate) fn describe_type(type_name: &str) -> String {
+    if type_name.is_empty() {
+        "an untyped prim".to_string()
+    } else {
+        format!("a {type_name}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,10 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::dialect::Dialect;
-use crate::schema::names::{SimKind, BODY_APIS, DISABLE_GRAVITY, RIGID_BODY_API, SELF_COLLISION, SIM_APIS};
+use crate::schema::names::{
+    body_prim_type_allowed, describe_type, SimKind, BODY_APIS, DISABLE_GRAVITY, RIGID_BODY_API, SELF_COLLISION,
+    SIM_APIS,
+};
 use crate::stage::attribute_values;
 use crate::stage::prim_index::PrimInfo;
 
@@ -23,44 +26,12 @@ pub(crate) struct SoundBody {
     pub dialect: Dialect,
 }
 
-/// Gprim types (UsdGeom): a body API on one of these is only allowed on Mesh, TetMesh
-/// and BasisCurves.
-const GPRIMS: [&str; 15] = [
-    "Mesh",
-    "TetMesh",
-    "BasisCurves",
-    "NurbsCurves",
-    "HermiteCurves",
-    "Points",
-    "NurbsPatch",
-    "Cube",
-    "Sphere",
-    "Cylinder",
-    "Cylinder_1",
-    "Cone",
-    "Capsule",
-    "Capsule_1",
-    "Plane",
-];
-
-/// Common prim types that are not Imageable at all.
-const NOT_IMAGEABLE: [&str; 8] =
-    ["Material", "Shader", "NodeGraph", "GeomSubset", "PhysicsScene", "PhysicsCollisionGroup", "Shader", "Backdrop"];
-
 fn body_api(prim: &PrimInfo) -> Option<Dialect> {
     BODY_APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(_, d)| d)
 }
 
 fn sim_api(prim: &PrimInfo) -> Option<(&'static str, SimKind)> {
     SIM_APIS.iter().find(|(name, _)| prim.has_api(name)).copied()
-}
-
-fn describe_type(type_name: &str) -> String {
-    if type_name.is_empty() {
-        "an untyped prim".to_string()
-    } else {
-        format!("a {type_name}")
-    }
 }
 
 /// Runs the body structure rules and returns the sound bodies.
@@ -91,11 +62,7 @@ pub(crate) fn check(walk: &mut Walk) -> Vec<SoundBody> {
         let type_name = walk.prims[root].type_name.clone();
 
         // DB001: prim type of the body.
-        let allowed = matches!(type_name.as_str(), "Mesh" | "TetMesh" | "BasisCurves")
-            || (!type_name.is_empty()
-                && !GPRIMS.contains(&type_name.as_str())
-                && !NOT_IMAGEABLE.contains(&type_name.as_str()));
-        if !allowed {
+        if !body_prim_type_allowed(&type_name) {
             walk.report(
                 "DB001",
                 &path,
