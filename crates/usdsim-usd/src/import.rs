@@ -5,7 +5,7 @@ use std::path::Path;
 use usdsim_core::{BodyId, RigidId};
 
 use openusd::sdf;
-use usdsim_core::{CollisionObject, Scene};
+use usdsim_core::{CollisionObject, Pin, Scene};
 
 use crate::binding::{Binding, BodyPrim};
 use crate::diagnostic::Diagnostic;
@@ -87,8 +87,13 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     let mut body_prims = Vec::with_capacity(scan.bodies.len());
     let mut embedded_prims = Vec::new();
     let mut kinematic_tracks = Vec::new();
+    let mut mass_pins = Vec::new();
     for (index, found) in scan.bodies.iter().enumerate() {
         let read = body::read(&mut ctx, found, prims, &mut xforms, &units)?;
+        for &vertex in &read.kinematic_vertices {
+            let target = read.body.positions[vertex as usize];
+            mass_pins.push(Pin { body: BodyId(index), vertex, target, stiffness: f32::INFINITY, damping: 0.0 });
+        }
         if read.body.kinematic {
             kinematic_tracks.push(kinematic::read(&mut ctx, found, index, info.start_time_code)?);
         }
@@ -128,6 +133,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
         attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
     scene.attachments = read.attachments;
     scene.pins = read.pins;
+    scene.pins.extend(mass_pins);
     scene.frames = read.frames;
     tracks.extend(read.tracks);
     let physics_scenes: Vec<sdf::Path> =

@@ -401,6 +401,49 @@ fn aousd_point_masses_and_bend_default_are_read() {
     assert!(err.contains("physics:masses") && err.contains("one mass per point"), "{err}");
 }
 
+/// Newton's convention for per-point masses: a 0 marks a kinematic vertex. The cube
+/// hangs from its top corner with mass 0: that vertex stays within 1e-4 of where it
+/// started over a second, while the rest sags far less than a free fall; an all-zero
+/// array still means "not set".
+#[test]
+fn a_zero_in_aousd_point_masses_holds_that_vertex() {
+    let n = 27;
+    let dir = tempfile::tempdir().unwrap();
+    let ones = vec!["1"; n].join(", ");
+    let (_, plain) = load(
+        dir.path(),
+        &format!("{HEADER}{}", tet_body(false, &format!("        float[] physics:masses = [{ones}]"), "")),
+    );
+    let positions = plain.scene.bodies[0].positions.clone();
+    let top = (0..n)
+        .max_by(|&a, &b| positions[a].z.total_cmp(&positions[b].z).then(positions[a].x.total_cmp(&positions[b].x)))
+        .unwrap();
+    let masses: Vec<&str> = (0..n).map(|i| if i == top { "0" } else { "1" }).collect();
+    let sim = format!("        float[] physics:masses = [{}]", masses.join(", "));
+    let (_, imp) = load(dir.path(), &format!("{HEADER}{}", tet_body(false, &sim, "")));
+    assert_eq!(imp.scene.pins.len(), 1, "one kinematic vertex");
+    assert_eq!(imp.scene.pins[0].vertex as usize, top);
+    let mut solver = Solver::new(imp.scene.clone(), Settings::default()).unwrap();
+    let centroid = |p: &[Vec3]| p.iter().copied().sum::<Vec3>() / p.len() as f32;
+    let start = centroid(&solver.positions(BodyId(0)));
+    for _ in 0..24 {
+        solver.step_frame();
+    }
+    let now = solver.positions(BodyId(0));
+    let held = now[top].distance(positions[top]);
+    assert!(held < 1e-4, "the kinematic vertex moved {held}");
+    let drop = start.z - centroid(&now).z;
+    assert!(drop > 0.0 && drop < 0.5 * 9.81 * 0.25, "the cube hangs: its centroid fell {drop}, free fall is 4.9");
+
+    let zeros = vec!["0"; n].join(", ");
+    let (_, unset) = load(
+        dir.path(),
+        &format!("{HEADER}{}", tet_body(false, &format!("        float[] physics:masses = [{zeros}]"), "")),
+    );
+    assert!(unset.scene.pins.is_empty() && unset.scene.bodies[0].point_masses.is_empty());
+    assert!(unset.warnings.iter().any(|w| w.code == "DB304"), "{:?}", unset.warnings);
+}
+
 /// Per-element materials through `GeomSubset`s: mass is Σ ρᵢVᵢ, stiffness per element,
 /// and an ancestor's `strongerThanDescendants` binding overrides the subset's.
 #[test]

@@ -204,6 +204,9 @@ impl FoundBody {
 pub(crate) struct ReadBody {
     pub body: Body,
     pub world_from_local: DMat4,
+    /// Vertices held where they start: Newton's per-point `physics:masses` marks a
+    /// kinematic vertex with a mass of 0. The import pins each (a hard pin).
+    pub kinematic_vertices: Vec<u32>,
 }
 
 /// Reads one found body: geometry, rest shape, bend data, material and mass.
@@ -332,6 +335,7 @@ pub(crate) fn read(
         Some(m) if m > 0.0 => Some(m as f32),
         _ => None,
     };
+    let mut kinematic_vertices = Vec::new();
     if found.dialect == Dialect::Aousd {
         const MASSES: &str = "physics:masses";
         if let Some(masses) = attribute_values::f64_array(ctx, sim, MASSES)?.filter(|m| !m.is_empty()) {
@@ -343,21 +347,38 @@ pub(crate) fn read(
                     reason: "one mass per point".to_string(),
                 });
             }
-            if let Some((i, m)) = masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m > 0.0)) {
+            let moving: Vec<f64> = masses.iter().copied().filter(|&m| m > 0.0).collect();
+            if let Some((i, m)) = masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m >= 0.0)) {
+                ctx.warn(
+                    "DB304",
+                    sim,
+                    Some(MASSES),
+                    format!("entry {i} is {m}, not a mass; per-point masses ignored, mass comes from density"),
+                );
+            } else if moving.is_empty() {
                 // Real assets author all-zero arrays to mean "not set".
                 ctx.warn(
                     "DB304",
                     sim,
                     Some(MASSES),
-                    format!("entry {i} is {m}, not a positive mass; per-point masses ignored, mass comes from density"),
+                    "every entry is 0 (not set); per-point masses ignored, mass comes from density",
                 );
             } else {
-                body.point_masses = masses.iter().map(|&m| m as f32).collect();
+                // Newton's convention: a 0 marks a kinematic vertex, held where it starts.
+                // It keeps the mean moving mass, which its hard pin makes irrelevant to it
+                // and keeps every neighbour's mass ratio sane.
+                let mean = moving.iter().sum::<f64>() / moving.len() as f64;
+                for (i, &m) in masses.iter().enumerate() {
+                    if m == 0.0 {
+                        kinematic_vertices.push(i as u32);
+                    }
+                }
+                body.point_masses = masses.iter().map(|&m| if m > 0.0 { m as f32 } else { mean as f32 }).collect();
             }
         }
     }
     debug_assert_eq!(body.positions.len(), body.velocities.len());
-    Ok(ReadBody { body, world_from_local: world })
+    Ok(ReadBody { body, world_from_local: world, kinematic_vertices })
 }
 
 /// Rejects NaN and infinite coordinates, which would poison the whole simulation.
