@@ -72,9 +72,6 @@ pub struct PlanArgs {
     pub run: Vec<String>,
 }
 
-/// The options of `usdsim run` that the plan sets itself, per task.
-const PLAN_OWNED: [&str; 5] = ["output", "frames", "chunk", "resume", "report"];
-
 /// `usdsim run`'s own arguments, parsed from a task's command line exactly as the task
 /// will parse them: one definition of every option, its range and its conflicts.
 #[derive(Debug, Parser)]
@@ -97,9 +94,6 @@ fn run_option_words(name: &str, value: &str) -> Result<Vec<String>> {
         let hint = closest.map_or_else(String::new, |c| format!("; did you mean --{c}?"));
         bail!(Usage(format!("`usdsim run` has no option --{name}{hint}")));
     };
-    if PLAN_OWNED.contains(&name) {
-        bail!(Usage(format!("--{name} is set by the plan for every task; give it to `usdsim farm` itself")));
-    }
     match arg.get_action() {
         ArgAction::SetTrue => match value {
             "true" | "on" | "yes" => Ok(vec![format!("--{name}")]),
@@ -111,7 +105,8 @@ fn run_option_words(name: &str, value: &str) -> Result<Vec<String>> {
 }
 
 /// Parses one task's run options (`words`, after its input) as `usdsim run` will, so a
-/// bad or clashing option is a usage error when the plan is written, not a failed task.
+/// bad or clashing option is a usage error when the plan is written, not a failed task;
+/// so is one of the options the plan sets itself per task, however it was spelled.
 fn parse_task(scene: &Path, words: &[String], what: &str) -> Result<RunArgs> {
     let line = [std::ffi::OsString::from("usdsim"), scene.as_os_str().to_owned()]
         .into_iter()
@@ -121,7 +116,20 @@ fn parse_task(scene: &Path, words: &[String], what: &str) -> Result<RunArgs> {
         let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
         Usage(format!("{what}: `{}`: {first}", words.join(" ")))
     })?;
-    Ok(parsed.run)
+    let run = parsed.run;
+    let owned = [
+        ("-o/--output", run.output.is_some()),
+        ("--frames", run.frames.is_some()),
+        ("--chunk", run.chunk.is_some()),
+        ("--resume", run.resume),
+        ("--report", run.report.is_some()),
+    ];
+    if let Some((flag, _)) = owned.iter().find(|(_, given)| *given) {
+        bail!(Usage(format!(
+            "{what}: {flag} is set by the plan for every task; give --frames and --chunk to `usdsim farm` itself"
+        )));
+    }
+    Ok(run)
 }
 
 /// `usdsim farm index DIR`.
@@ -164,20 +172,7 @@ pub fn farm(command: &FarmCommand) -> Result<()> {
 /// The plan `args` describe; every wedge's overrides are checked against the stage now
 /// (a usage error names the bad one), not on the farm.
 fn plan(args: &PlanArgs) -> Result<Plan> {
-    let run = parse_task(&args.input, &args.run, "the run options after --")?;
-    let owned = [
-        ("-o/--output", run.output.is_some()),
-        ("--frames", run.frames.is_some()),
-        ("--chunk", run.chunk.is_some()),
-        ("--resume", run.resume),
-        ("--report", run.report.is_some()),
-    ];
-    if let Some((flag, _)) = owned.iter().find(|(_, given)| *given) {
-        bail!(Usage(format!(
-            "the run options after --: {flag} is set by the plan for every task; give --frames and --chunk to \
-             `usdsim farm` before --"
-        )));
-    }
+    parse_task(&args.input, &args.run, "the run options after --")?;
     let wedges = wedge::wedges(&args.wedge, args.wedges.as_deref(), &run_option_words)?;
     for w in &wedges {
         let words: Vec<String> = args.run.iter().chain(&w.settings()).cloned().collect();
