@@ -506,3 +506,37 @@ fn no_collider_kind_lets_a_falling_body_through() {
         assert!(deepest < 0.01, "{shape:?}: the body never reached the collider (closest {deepest})");
     }
 }
+
+/// PhysX's vertex velocity damping is `dv/dt = −c·v`: a body coasting in empty space
+/// slows to `v0·e^(−ct)` and travels `v0·(1 − e^(−ct))/c`, in either time scheme; with
+/// `c = 0` it coasts at `v0`.
+#[test]
+fn velocity_damping_decays_velocity_exponentially() {
+    let v0 = Vec3::new(2.0, 0.0, 0.0);
+    for c in [0.0f32, 0.5, 3.0] {
+        for scheme in [TimeScheme::Bdf2, TimeScheme::ImplicitEuler] {
+            let mut body = volume_body(Vec3::ZERO, Vec3::splat(0.2), UVec3::splat(2), material(1e5, 0.3, 1000.0));
+            body.velocities = vec![v0; body.positions.len()];
+            body.velocity_damping = c;
+            let scene = Scene { gravity: Vec3::ZERO, bodies: vec![body], ..Default::default() };
+            let s = Settings { time_scheme: scheme, ..settings(24.0) };
+            let mut solver = Solver::new(scene, s).unwrap();
+            let c0 = solver.centre_of_mass(BodyId(0));
+            let frames = 48;
+            for _ in 0..frames {
+                solver.step_frame();
+            }
+            let t = frames as f32 * s.frame_dt;
+            let travelled = (solver.centre_of_mass(BodyId(0)) - c0).x;
+            let exact = if c == 0.0 { v0.x * t } else { v0.x * (1.0 - (-c * t).exp()) / c };
+            assert!(
+                (travelled - exact).abs() < 0.01 * exact,
+                "c = {c}, {scheme:?}: travelled {travelled}, expected {exact}"
+            );
+            let speed: f32 = solver.velocities(BodyId(0)).iter().map(|v| v.x).sum::<f32>()
+                / solver.velocities(BodyId(0)).len() as f32;
+            let expected = v0.x * (-c * t).exp();
+            assert!((speed - expected).abs() < 0.01 * v0.x, "c = {c}, {scheme:?}: speed {speed}, expected {expected}");
+        }
+    }
+}

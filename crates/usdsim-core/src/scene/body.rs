@@ -103,6 +103,11 @@ pub struct Body {
     /// Tear ratio of [`Body::material`] (`usdsim:tearRatio`): an element edge or link
     /// longer than this times its rest length breaks; `None` never tears.
     pub tear_ratio: Option<f32>,
+    /// Damping of every vertex's velocity (1/s): `dv/dt = −c·v`, applied exactly
+    /// (`v ← v·e^(−c·dt)`) after each substep. PhysX's legacy
+    /// `physxDeformable:vertexVelocityDamping`, which that runtime applies at 0.005
+    /// even when unauthored; 0 (the schema's bodies) leaves velocities untouched.
+    pub velocity_damping: f32,
 }
 
 /// The constitutive model of a body (`usdsim:model`).
@@ -167,6 +172,7 @@ impl Body {
             gravity: None,
             model: Model::Fem,
             tear_ratio: None,
+            velocity_damping: 0.0,
         }
     }
 

@@ -300,6 +300,7 @@ impl Solver {
             rigid_contacts: RigidContacts::new(&scene.rigid_bodies),
             frames: 0,
             body_gravity,
+            velocity_damping: scene.bodies.iter().map(|b| b.velocity_damping).collect(),
             sleeping,
             kinematic,
             topology_version: vec![0; scene.bodies.len()],

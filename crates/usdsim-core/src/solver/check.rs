@@ -105,6 +105,14 @@ pub(super) fn validate(body: &Body) -> Result<(), SceneError> {
             return Err(SceneError::NonFinite { body: body.name.clone(), what: "gravity" });
         }
     }
+    if !(body.velocity_damping >= 0.0 && body.velocity_damping.is_finite()) {
+        return Err(SceneError::InvalidValue {
+            body: body.name.clone(),
+            what: "vertexVelocityDamping",
+            value: body.velocity_damping,
+            expected: "a finite value >= 0",
+        });
+    }
     check_material(body, &body.material)?;
     for m in body.materials.iter().map(|slot| &slot.material) {
         check_material(body, m)?;

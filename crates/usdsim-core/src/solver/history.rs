@@ -147,13 +147,13 @@ impl Solver {
         for c in &self.rigid_contacts.list {
             mark(c.vertex as usize);
         }
-        let mut switched = false;
+        let mut switched = Vec::new();
         if bdf {
             let History { v: vh, base, euler, group, .. } = &mut self.history;
             for (b, range) in self.bodies.iter().enumerate() {
                 if now[group[b]] && !euler[b] {
                     euler[b] = true;
-                    switched = true;
+                    switched.push(b);
                     let g = self.body_gravity[b];
                     for i in range.clone().filter(|&i| self.w[i] > 0.0) {
                         base[i] = self.x_prev[i];
@@ -163,8 +163,11 @@ impl Solver {
                 }
             }
         }
+        for &b in &switched {
+            self.damp_prediction(b, dt);
+        }
         self.history.touched_now = now;
-        switched
+        !switched.is_empty()
     }
 
     /// Ends the substep's choice of time scheme, once its contacts are final: in a BDF2

@@ -215,6 +215,8 @@ pub struct Solver {
     frames: u64,
     /// Per body: gravity (its physics scene's, else the scene's).
     body_gravity: Vec<Vec3>,
+    /// Per body: its vertices' velocity damping (1/s, [`crate::Body::velocity_damping`]).
+    velocity_damping: Vec<f32>,
     /// Per body: its vertices' inverse masses while it sleeps (`None` when awake).
     sleeping: Vec<Option<Vec<f32>>>,
     /// Kinematic bodies: index and the frame's target positions, if set.
