@@ -79,6 +79,14 @@ fn resume_refuses_to_continue_a_broken_clip_set() {
         ]);
         outcome.assert_no_panic();
         assert_eq!(outcome.code, Some(1), "{case}: {}", outcome.stderr);
+        // The fixtures' layer records the fingerprint of the scene usdsim imports, which changes
+        // whenever the scene model does: then they must be rebuilt, not the test eased.
+        assert!(
+            !outcome.stderr.contains("bake.usda: was baked from a different input"),
+            "{case}: testdata/broken is stale for this usdsim; rebuild it with \
+             `sh testdata/broken/make.sh target/debug/usdsim` (Pixar's USD on PATH): {}",
+            outcome.stderr
+        );
         assert!(outcome.stderr.contains(clip), "{case}: the clip is named: {}", outcome.stderr);
         assert_eq!(std::fs::read(&out).unwrap(), before, "{case}: the output layer was touched");
     }
