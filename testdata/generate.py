@@ -653,6 +653,226 @@ def creep_bar(segments=10):
     write("creep_bar.usda", text)
 
 
+def box_surface_quads(size, origin, m):
+    """A render mesh for a box: each of its 6 faces an m*m grid of quads with its own
+    vertices (split normals, as render meshes have), outward winding."""
+    sx, sy, sz = size
+    ox, oy, oz = origin
+    points, counts, indices = [], [], []
+    for axis in range(3):
+        for side in (0, 1):
+            u_axis, v_axis = [(1, 2), (2, 0), (0, 1)][axis]
+            base = len(points)
+            for j in range(m + 1):
+                for i in range(m + 1):
+                    p = [0.0, 0.0, 0.0]
+                    p[axis] = side
+                    p[u_axis] = i / m
+                    p[v_axis] = j / m
+                    points.append((ox + sx * p[0], oy + sy * p[1], oz + sz * p[2]))
+            for j in range(m):
+                for i in range(m):
+                    a = base + j * (m + 1) + i
+                    quad = [a, a + 1, a + m + 2, a + m + 1]
+                    if side == 0:
+                        quad.reverse()
+                    counts.append(4)
+                    indices += quad
+    return points, counts, indices
+
+
+def legacy_volume_on_ground(cells=3, hung=False):
+    """The legacy PhysX volume as Isaac Sim 2022-4.5 saves a cooked one: the body API on
+    the render Mesh, the simulation tet mesh in physxDeformable:simulation* attributes.
+    hung: attached to the world (no actor1) at the midpoints of its top face's front
+    and back cell edges, points that are no vertex of the simulation mesh."""
+    doc = (
+        f"Legacy PhysX schema: a 1 m cube (render mesh of 6 x 4 x 4 quads; cooked {cells}^3-cell simulation tet mesh) "
+        "whose bottom is 0.5 m above a ground plane; PhysxDeformableBodyAPI with PhysxDeformableBodyMaterialAPI "
+        "E = 1e5 Pa, nu = 0.3, density 1000; Z-up, metres."
+        + (
+            " A PhysxPhysicsAttachment holds it to the world at the midpoints of the top face's front and back cell edges."
+            if hung
+            else ""
+        )
+    )
+    sim, tets, _ = tet_grid(cells, cells, cells, (1, 1, 1), (-0.5, -0.5, -0.5))
+    # The render mesh sits just inside the simulation mesh, as PhysX's cooking leaves it.
+    render, counts, indices = box_surface_quads((0.98, 0.98, 0.98), (-0.49, -0.49, -0.49), 4)
+    flat = [i for t in tets for i in t]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += (
+        "\n"
+        '    def Scope "Materials"\n    {\n'
+        '        def Material "Rubber" (\n'
+        '            prepend apiSchemas = ["PhysxDeformableBodyMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float physxDeformableBodyMaterial:density = 1000\n"
+        "            float physxDeformableBodyMaterial:dynamicFriction = 0.5\n"
+        "            float physxDeformableBodyMaterial:elasticityDamping = 0.005\n"
+        "            float physxDeformableBodyMaterial:poissonsRatio = 0.3\n"
+        "            float physxDeformableBodyMaterial:youngsModulus = 100000\n"
+        "        }\n    }\n\n"
+    )
+    text += (
+        '    def Mesh "Cube" (\n'
+        '        prepend apiSchemas = ["PhysxDeformableBodyAPI", "PhysxCollisionAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"]\n'
+        "    )\n    {\n"
+        f"        int[] faceVertexCounts = {int_list(counts)}\n"
+        f"        int[] faceVertexIndices = {int_list(indices)}\n"
+        "        rel material:binding:physics = </World/Materials/Rubber>\n"
+        "        uniform int[] physxDeformable:collisionIndices = " + int_list(flat) + "\n"
+        f"        point3f[] physxDeformable:collisionPoints = {vec_list(sim)}\n"
+        f"        point3f[] physxDeformable:collisionRestPoints = {vec_list(sim)}\n"
+        "        bool physxDeformable:deformableEnabled = 1\n"
+        "        bool physxDeformable:disableGravity = 0\n"
+        f"        point3f[] physxDeformable:restPoints = {vec_list(render)}\n"
+        "        bool physxDeformable:selfCollision = 0\n"
+        "        uniform int[] physxDeformable:simulationIndices = " + int_list(flat) + "\n"
+        f"        point3f[] physxDeformable:simulationPoints = {vec_list(sim)}\n"
+        f"        point3f[] physxDeformable:simulationRestPoints = {vec_list(sim)}\n"
+        "        uint physxDeformable:solverPositionIterationCount = 16\n"
+        "        float physxDeformable:vertexVelocityDamping = 0.005\n"
+        f"        point3f[] points = {vec_list(render)}\n"
+        '        uniform token subdivisionScheme = "none"\n'
+        "        double3 xformOp:translate = (0, 0, 1)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+    )
+    if hung:
+        xs = [-0.5 + i / cells for i in range(cells + 1)]
+        local = [((xs[i] + xs[i + 1]) / 2, y, 0.5) for y in (-0.5, 0.5) for i in range(cells)]
+        text += (
+            '    def PhysxPhysicsAttachment "Hook"\n    {\n'
+            "        rel actor0 = </World/Cube>\n"
+            "        bool attachmentEnabled = 1\n"
+            f"        point3f[] points0 = {vec_list(local)}\n"
+            f"        point3f[] points1 = {vec_list([(x, y, z + 1) for x, y, z in local])}\n"
+            "    }\n\n"
+        )
+    text += ground() + "}\n"
+    os.makedirs(os.path.join(HERE, "legacy"), exist_ok=True)
+    write(os.path.join("legacy", "volume_hung.usda" if hung else "volume_on_ground.usda"), text)
+
+
+def legacy_cloth_on_ground(n=16):
+    """The legacy PhysX cloth: PhysxDeformableSurfaceAPI on the triangle Mesh itself."""
+    doc = (
+        f"Legacy PhysX schema: a {n}x{n}-vertex, 1 m square cloth at z = 0.5 above a ground plane; "
+        "PhysxDeformableSurfaceAPI with PhysxDeformableSurfaceMaterialAPI E = 5e5 Pa, nu = 0.3, density 200, "
+        "thickness 1 mm; Z-up, metres."
+    )
+    points, tris = cloth_grid(n, 1.0, 0.0)
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += (
+        "\n"
+        '    def Scope "Materials"\n    {\n'
+        '        def Material "Cotton" (\n'
+        '            prepend apiSchemas = ["PhysxDeformableSurfaceMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float physxDeformableSurfaceMaterial:density = 200\n"
+        "            float physxDeformableSurfaceMaterial:dynamicFriction = 0.5\n"
+        "            float physxDeformableSurfaceMaterial:poissonsRatio = 0.3\n"
+        "            float physxDeformableSurfaceMaterial:thickness = 0.001\n"
+        "            float physxDeformableSurfaceMaterial:youngsModulus = 500000\n"
+        "        }\n    }\n\n"
+    )
+    text += (
+        '    def Mesh "Cloth" (\n'
+        '        prepend apiSchemas = ["PhysxDeformableSurfaceAPI", "PhysxCollisionAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"]\n'
+        "    )\n    {\n"
+        "        uniform bool doubleSided = 1\n"
+        f"        int[] faceVertexCounts = {int_list([3] * len(tris))}\n"
+        f"        int[] faceVertexIndices = {int_list([i for t in tris for i in t])}\n"
+        "        rel material:binding:physics = </World/Materials/Cotton>\n"
+        "        bool physxDeformable:deformableEnabled = 1\n"
+        f"        point3f[] physxDeformable:restPoints = {vec_list(points)}\n"
+        "        bool physxDeformable:selfCollision = 0\n"
+        "        float physxDeformableSurface:bendingStiffnessScale = 1\n"
+        f"        point3f[] points = {vec_list(points)}\n"
+        '        uniform token subdivisionScheme = "none"\n'
+        "        double3 xformOp:translate = (0, 0, 0.5)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+    )
+    text += ground() + "}\n"
+    os.makedirs(os.path.join(HERE, "legacy"), exist_ok=True)
+    write(os.path.join("legacy", "cloth_on_ground.usda"), text)
+
+
+def legacy_belt_on_frame(nx=21, ny=5):
+    """A legacy PhysX belt (cloth strip) held at one end by a static frame, as a door's
+    belt is: a PhysxPhysicsAttachment from the strip's end vertices to the frame, whose
+    contacts with those vertices' triangles are filtered (collisionFilterIndices0)."""
+    doc = (
+        f"Legacy PhysX schema: a 1 m x 0.2 m cloth belt ({nx}x{ny} vertices) lying level at z = 1, its x = 0 end "
+        "attached to a static 0.1 m Cube collider (the frame) with a PhysxPhysicsAttachment; it swings down."
+    )
+    points = [(i / (nx - 1), -0.1 + 0.2 * j / (ny - 1), 0.0) for j in range(ny) for i in range(nx)]
+    tris = []
+    for j in range(ny - 1):
+        for i in range(nx - 1):
+            a = j * nx + i
+            b, c, d = a + 1, a + nx + 1, a + nx
+            tris += [(a, b, c), (a, c, d)]
+    end = [j * nx for j in range(ny)]
+    frame_at = (-0.05, 0.0, 1.0)
+    belt_local = [points[v] for v in end]
+    frame_local = [(x - frame_at[0], y - frame_at[1], z + 1.0 - frame_at[2]) for x, y, z in belt_local]
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += (
+        "\n"
+        '    def Scope "Materials"\n    {\n'
+        '        def Material "Webbing" (\n'
+        '            prepend apiSchemas = ["PhysxDeformableSurfaceMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float physxDeformableSurfaceMaterial:density = 500\n"
+        "            float physxDeformableSurfaceMaterial:dynamicFriction = 0.5\n"
+        "            float physxDeformableSurfaceMaterial:poissonsRatio = 0.3\n"
+        "            float physxDeformableSurfaceMaterial:thickness = 0.002\n"
+        "            float physxDeformableSurfaceMaterial:youngsModulus = 5000000\n"
+        "        }\n    }\n\n"
+    )
+    text += (
+        '    def Mesh "Belt" (\n'
+        '        prepend apiSchemas = ["PhysxDeformableSurfaceAPI", "PhysxCollisionAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"]\n'
+        "    )\n    {\n"
+        "        uniform bool doubleSided = 1\n"
+        f"        int[] faceVertexCounts = {int_list([3] * len(tris))}\n"
+        f"        int[] faceVertexIndices = {int_list([i for t in tris for i in t])}\n"
+        "        rel material:binding:physics = </World/Materials/Webbing>\n"
+        "        float physxDeformableSurface:bendingStiffnessScale = 1\n"
+        f"        point3f[] points = {vec_list(points)}\n"
+        '        uniform token subdivisionScheme = "none"\n'
+        "        double3 xformOp:translate = (0, 0, 1)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+    )
+    text += (
+        '    def Cube "Frame" (\n'
+        '        prepend apiSchemas = ["PhysicsCollisionAPI"]\n'
+        "    )\n    {\n"
+        "        double size = 0.1\n"
+        f"        double3 xformOp:translate = {vec(frame_at)}\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+    )
+    text += (
+        '    def PhysxPhysicsAttachment "BeltToFrame"\n    {\n'
+        "        rel actor0 = </World/Belt>\n"
+        "        rel actor1 = </World/Frame>\n"
+        "        bool attachmentEnabled = 1\n"
+        f"        uint[] collisionFilterIndices0 = {int_list(end)}\n"
+        '        uniform token filterType0 = "Vertices"\n'
+        f"        point3f[] points0 = {vec_list(belt_local)}\n"
+        f"        point3f[] points1 = {vec_list(frame_local)}\n"
+        "    }\n"
+    )
+    text += "}\n"
+    os.makedirs(os.path.join(HERE, "legacy"), exist_ok=True)
+    write(os.path.join("legacy", "belt_on_frame.usda"), text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -671,3 +891,7 @@ if __name__ == "__main__":
     overlap_cube()
     stiff_cloth()
     creep_bar()
+    legacy_volume_on_ground()
+    legacy_cloth_on_ground()
+    legacy_volume_on_ground(hung=True)
+    legacy_belt_on_frame()

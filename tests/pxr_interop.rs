@@ -102,6 +102,8 @@ fn pixar_usd_edits_and_saves_every_kind_of_file_we_write() {
     bake_kind("tearing bake", "tearing_cloth.usda", "torn.usdc", &["--frames", "30"]);
     bake_kind("plastic bake", "plastic_bar.usda", "plastic.usdc", &["--frames", "30"]);
     bake_kind("rigid-body bake", "rigid_box_fall.usda", "rigid.usdc", &["--frames", "4"]);
+    bake_kind("legacy PhysX volume bake", "legacy/volume_on_ground.usda", "legacy_volume.usdc", &["--frames", "4"]);
+    bake_kind("legacy PhysX cloth bake", "legacy/cloth_on_ground.usda", "legacy_cloth.usda", &["--frames", "4"]);
     bake_kind("clip set's layer", "animated_anchor.usda", "clips.usdc", &["--frames", "10", "--chunk", "4"]);
     for clip in common::files_under(&d.join("clips.clips")) {
         let kind = if clip.to_string_lossy().contains("manifest") { "clip manifest" } else { "clip" };

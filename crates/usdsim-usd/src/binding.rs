@@ -12,6 +12,7 @@ use crate::read::embedded::EmbeddedPrim;
 use crate::read::kinematic::KinematicTrack;
 use crate::read::rigid_body::{pose_of, RigidPrim};
 use crate::schema::dialect::Dialect;
+use crate::schema::physx_legacy::{self, LegacyKind};
 
 /// Where a body's simulation mesh lives, so results can be written back to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,28 @@ pub struct BodyPrim {
     /// The schema spelling the body uses (`omniphysics:` or `physics:`), for writing
     /// its state back under the same names.
     pub dialect: Dialect,
+    /// The legacy PhysX body API it applies, when it is one: a legacy volume's state
+    /// is written to `physxDeformable:simulationPoints` and `simulationVelocities`
+    /// instead of `points` and `velocities`.
+    pub legacy: Option<LegacyKind>,
+}
+
+impl BodyPrim {
+    /// The attributes that hold the body's state, `(points, velocities)`.
+    pub fn state_attributes(&self) -> (&'static str, &'static str) {
+        match self.legacy {
+            Some(LegacyKind::Volume) => (physx_legacy::SIMULATION_POINTS, physx_legacy::SIMULATION_VELOCITIES),
+            _ => ("points", "velocities"),
+        }
+    }
+
+    /// The attribute that holds the body's rest points.
+    pub(crate) fn rest_points_attribute(&self) -> &'static str {
+        match self.legacy {
+            Some(kind) => kind.rest_points(),
+            None => self.dialect.rest_points(),
+        }
+    }
 }
 
 /// What ties a solver built from an import back to the stage: one entry per scene

@@ -12,7 +12,11 @@ use crate::diagnostic::Diagnostic;
 use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
 use crate::read::rigid_body::RigidPrim;
-use crate::read::{attachment, body, collider, collision_group, embedded, kinematic, physics_scene, rigid_body};
+use crate::read::{
+    attachment, body, collider, collision_group, embedded, kinematic, legacy_attachment, legacy_body, physics_scene,
+    rigid_body, unsupported,
+};
+use crate::schema::physx_legacy::LegacyKind;
 use crate::stage::context::guard_reader;
 use crate::stage::input_stage::InputStage;
 use crate::stage::stage_info::{self, StageInfo};
@@ -82,6 +86,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     }
 
     let mut xforms = XformCache::default();
+    unsupported::report(&mut ctx, prims);
     let scan = body::scan(&mut ctx, prims)?;
     let mut scene = Scene::default();
     let mut body_prims = Vec::with_capacity(scan.bodies.len());
@@ -102,7 +107,16 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
             prim_path: found.sim.to_string(),
             world_from_local: read.world_from_local,
             dialect: found.dialect,
+            legacy: found.legacy,
         });
+        if found.legacy == Some(LegacyKind::Volume) {
+            // The prim's own points are the render mesh, embedded in its simulation mesh.
+            if let Some((mesh, out)) = legacy_body::render_mesh(&mut ctx, &prims[found.sim_index], index, &mut xforms)?
+            {
+                scene.embedded.push(mesh);
+                embedded_prims.push(out);
+            }
+        }
         for &(k, collision) in &found.embedded {
             if let Some((mesh, out)) = embedded::read(&mut ctx, &prims[k], collision, index, &mut xforms)? {
                 scene.embedded.push(mesh);
@@ -129,8 +143,20 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     }
     let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
-    let read =
+    let mut read =
         attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
+    let collider_names: Vec<String> = scene.colliders.iter().map(|c| c.name.clone()).collect();
+    let legacy_filters = legacy_attachment::read(
+        &mut ctx,
+        prims,
+        &lookup,
+        &scene.bodies,
+        &rigid_worlds,
+        &collider_names,
+        &mut xforms,
+        info.start_time_code,
+        &mut read,
+    )?;
     scene.attachments = read.attachments;
     scene.pins = read.pins;
     scene.pins.extend(mass_pins);
@@ -173,6 +199,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     }
     // Collision groups, filtered pairs and element filters (`collision_group.rs`).
     collision_group::read(&mut ctx, prims, &lookup, &mut scene)?;
+    scene.collision.elements.extend(legacy_filters);
     // Last, once every value has been read, so the stage holds every layer it loads.
     let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
     info.layers = crate::stage::input_layers::of(&ctx.stage, &input.path_str, &prim_paths);

@@ -38,6 +38,7 @@ pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::{pose_of as rigid_pose_of, OpPrecision, Precision, RigidPrim};
 pub use resume::ResumeError;
 pub use schema::dialect::Dialect;
+pub use schema::physx_legacy::LegacyKind;
 pub use stage::attribute_override::{AttributeOverride, OverrideError};
 pub use stage::input_stage::{InputStage, OpenError};
 pub use stage::stage_info::{StageInfo, UpAxis};

@@ -198,7 +198,8 @@ pub(crate) fn read_state(
         let local_from_world = prim.world_from_local.inverse();
         let rounded: Vec<Vec3> = body.positions.iter().map(|p| p.as_vec3()).collect();
         let exact = crate::export::local_frame(local_from_world, &rounded, &body.velocities);
-        for (name, exact) in [("points", &exact.0), ("velocities", &exact.1)] {
+        let (points_name, velocities_name) = prim.state_attributes();
+        for (name, exact) in [(points_name, &exact.0), (velocities_name, &exact.1)] {
             let Some(sdf::Value::Vec3fVec(layer_values)) = sample(p, name)? else { continue };
             if layer_values == *exact {
                 continue;
@@ -212,7 +213,7 @@ pub(crate) fn read_state(
             }
             let m = prim.world_from_local;
             let layer = layer_values.iter().map(|v| DVec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z)));
-            if name == "points" {
+            if name == points_name {
                 // The history moves with the edit, so the motion goes on from the new
                 // place as it would have from the old.
                 let edited: Vec<DVec3> = layer.map(|v| m.transform_point3(v)).collect();

@@ -42,7 +42,11 @@ fn every_written_value_is_checked_and_named() {
     let cases: Vec<(Inject<'_>, &str, &str)> = vec![
         (Box::new(|b: &mut Bake| b.push_frame(3, &[(&nan_points, &body.velocities)])), prim.as_str(), "points"),
         (Box::new(|b: &mut Bake| b.push_frame(3, &[(&body.positions, &inf_velocities)])), prim.as_str(), "velocities"),
-        (Box::new(|b: &mut Bake| b.push_rest_shape(3, 0, &nan_rest, &[])), prim.as_str(), "restShapePoints"),
+        (
+            Box::new(|b: &mut Bake| b.push_rest_shape(3, 0, &nan_rest, &[])),
+            prim.as_str(),
+            "omniphysics:restShapePoints",
+        ),
         (
             Box::new(|b: &mut Bake| b.push_rest_shape(3, 0, &rest, &[([0, 1], f32::NAN)])),
             prim.as_str(),

@@ -107,6 +107,9 @@ pub const RULES: &[Rule] = &[
     error("DB701", "every clip and manifest a prim's clips metadata names exists and opens as a layer"),
     error("DB702", "a bake's clips carry its fingerprint (customLayerData usdsimFingerprint): none is from another bake"),
     error("DB703", "a clip set's manifest declares exactly the attributes its clips sample"),
+    error("DB801", "PhysxDeformableBodyAPI and PhysxDeformableSurfaceAPI (the legacy PhysX schema) must be on a Mesh"),
+    error("DB802", "a legacy PhysX body must read as authored: a volume's cooked simulation tet mesh (simulationPoints or simulationRestPoints, simulationIndices four per tet, in range), array lengths that agree, finite non-negative material and damping values"),
+    error("DB803", "a PhysxPhysicsAttachment names actors that exist, and as many points1 as points0, all finite"),
 ];
 
 /// What the importer works around rather than refuses: reported (with these codes) by
@@ -130,6 +133,12 @@ pub const IMPORT_RULES: &[Rule] = &[
     warning("IM051", "collision groups merged by mergeGroup disagree on invertFilteredGroups; the merged group is inverted"),
     warning("IM060", "usdsim:plasticYieldRatio without a positive usdsim:plasticRate leaves the material elastic"),
     warning("IM070", "usdsim preview leaves out a prim that has no points at a drawn time"),
+    warning("IM080", "a legacy PhysX volume's separate collision tet mesh is approximated by its simulation tet mesh's surface"),
+    warning("IM081", "a legacy PhysX attribute authored with a value usdsim does not simulate is named and ignored"),
+    warning("IM082", "tearing and plasticity are not simulated on a legacy PhysX body"),
+    warning("IM083", "a legacy PhysX attachment that attaches nothing usdsim can compute (no deformable actor, no authored points) is ignored"),
+    warning("IM084", "a physics prim type or API usdsim does not simulate (joints, articulations, drives, PhysX particles and particle cloth, hair, tendons, vehicles, character controllers, triggers) is named and left out"),
+    warning("IM085", "PhysX (physx*) attributes usdsim has no mapping for are named and ignored"),
 ];
 
 /// The rule with `code`, if either catalogue has one.

@@ -59,6 +59,11 @@ use topology::author_topology;
 #[derive(Clone, Debug)]
 struct Track {
     prim_path: String,
+    /// The attributes the points and velocities go to (`points`, `velocities`, or a
+    /// legacy PhysX volume's simulation mesh attributes).
+    attributes: (&'static str, &'static str),
+    /// Whether `extent` is written with the points (UsdGeom's, for `points` only).
+    extent: bool,
     local_from_world: DMat4,
     /// Indexed by frame; `None` until pushed.
     frames: Vec<Option<Frame>>,
@@ -88,6 +93,10 @@ struct RestFrame {
 struct BodyExtras {
     kind: BodyKind,
     dialect: Dialect,
+    /// Where the rest points go (the dialect's `restShapePoints`, or a legacy body's).
+    rest_points: &'static str,
+    /// Whether the body is a legacy PhysX one, whose rest elements are its elements.
+    legacy: bool,
     /// The topology the bake starts from (the import's).
     initial: Topology,
     /// The last topology version seen by [`Bake::record`].
@@ -222,6 +231,8 @@ impl Bake {
             .iter()
             .map(|b| Track {
                 prim_path: b.prim_path.clone(),
+                attributes: b.state_attributes(),
+                extent: b.state_attributes().0 == "points",
                 local_from_world: b.world_from_local.inverse(),
                 frames: vec![None; slots],
             })
@@ -234,6 +245,8 @@ impl Bake {
             .map(|(prim, body)| BodyExtras {
                 kind: body.kind,
                 dialect: prim.dialect,
+                rest_points: prim.rest_points_attribute(),
+                legacy: prim.legacy.is_some(),
                 initial: match body.kind {
                     BodyKind::Surface => Topology::Triangles(body.triangles.clone()),
                     BodyKind::Volume => Topology::Tets(body.tets.clone()),
@@ -266,6 +279,8 @@ impl Bake {
                 EmbeddedTrack {
                     track: Track {
                         prim_path: prim.prim_path.clone(),
+                        attributes: ("points", "velocities"),
+                        extent: true,
                         local_from_world: prim.world_from_local.inverse(),
                         frames: vec![None; slots],
                     },
@@ -510,9 +525,9 @@ impl Bake {
         let track_bad = |track: &Track| -> Option<&'static str> {
             let fr = track.frames.get(f)?.as_ref()?;
             if bad(&fr.points) {
-                Some("points")
+                Some(track.attributes.0)
             } else if bad(&fr.velocities) {
-                Some("velocities")
+                Some(track.attributes.1)
             } else if fr.normals.as_deref().is_some_and(bad) {
                 Some("normals")
             } else {
@@ -525,7 +540,7 @@ impl Bake {
             }
             if let Some(Some(rest)) = extras.rest.get(f) {
                 if bad(&rest.points) {
-                    return found(&track.prim_path, "restShapePoints");
+                    return found(&track.prim_path, extras.rest_points);
                 }
                 if !rest.bend.iter().all(|(_, angle)| angle.is_finite()) {
                     return found(&track.prim_path, "restBendAngles");

@@ -17,10 +17,11 @@ pub(super) fn author_track(
     let prim = sdf::Path::new(&track.prim_path)?;
     sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?;
     let has_normals = track.frames.iter().flatten().any(|f| f.normals.is_some());
+    let (points, velocities) = track.attributes;
     let attributes: [(&str, &str); 4] =
-        [("points", "point3f[]"), ("velocities", "vector3f[]"), ("extent", "float3[]"), ("normals", "normal3f[]")];
+        [(points, "point3f[]"), (velocities, "vector3f[]"), ("extent", "float3[]"), ("normals", "normal3f[]")];
     for (name, type_name) in attributes {
-        if name == "normals" && !has_normals {
+        if (name == "normals" && !has_normals) || (name == "extent" && !track.extent) {
             continue;
         }
         let samples = track
@@ -30,10 +31,10 @@ pub(super) fn author_track(
             .filter_map(|(k, frame)| {
                 let frame = frame.as_ref()?;
                 let value = match name {
-                    "points" => frame.points.clone(),
-                    "velocities" => frame.velocities.clone(),
                     "normals" => frame.normals.clone()?,
-                    _ => frame.extent.to_vec(),
+                    "extent" => frame.extent.to_vec(),
+                    n if n == points => frame.points.clone(),
+                    _ => frame.velocities.clone(),
                 };
                 Some((first + k, sdf::Value::Vec3fVec(value)))
             })

@@ -72,7 +72,11 @@ fn write_rest(
     let prim = sdf::Path::new(&track.prim_path)?;
     let d = extras.dialect;
     let points = frames.iter().map(|&(k, r)| (k, sdf::Value::Vec3fVec(r.points.clone()))).collect();
-    author_samples(edit, &prim, d.rest_points(), "point3f[]", start, points)?;
+    author_samples(edit, &prim, extras.rest_points, "point3f[]", start, points)?;
+    if extras.legacy {
+        // A legacy body's rest elements are its elements; it never tears.
+        return Ok(());
+    }
     match extras.kind {
         BodyKind::Volume => {
             let tets = frames

@@ -100,9 +100,12 @@ pub(crate) fn sample_world(ctx: &mut Ctx, prim: &sdf::Path, start: f64) -> Resul
 }
 
 /// What an attachment source resolves to.
-enum Source {
+pub(crate) enum Source {
+    /// A deformable body (its index).
     Body(usize),
+    /// A rigid body, and the transform from the named prim into the body's frame.
     Rigid { index: usize, body_from_prim: DMat4 },
+    /// A frame of [`ReadAttachments::frames`]: a static or animated xformable.
     Frame(usize),
 }
 
@@ -113,6 +116,95 @@ pub(crate) struct ReadAttachments {
     pub pins: Vec<Pin>,
     pub frames: Vec<Frame>,
     pub tracks: Vec<FrameTrack>,
+    /// The prim of each frame, so an xformable named twice is one frame.
+    pub frame_paths: Vec<sdf::Path>,
+}
+
+impl ReadAttachments {
+    /// The frame of `prim` (made, and sampled when animated, the first time).
+    pub fn frame(
+        &mut self,
+        ctx: &mut Ctx,
+        prim: &sdf::Path,
+        xforms: &mut XformCache,
+        start: f64,
+    ) -> Result<usize, ImportError> {
+        if let Some(i) = self.frame_paths.iter().position(|p| p == prim) {
+            return Ok(i);
+        }
+        let world = if prim.is_abs_root() { DMat4::IDENTITY } else { xforms.world(ctx, prim)? };
+        let i = self.frames.len();
+        self.frames.push(Frame { name: prim.to_string(), world_from_local: world.as_mat4() });
+        self.frame_paths.push(prim.clone());
+        if !prim.is_abs_root() {
+            if let Some(samples) = sample_world(ctx, prim, start)? {
+                self.tracks.push(FrameTrack { target: TrackTarget::Frame(FrameId(i)), start, samples });
+            }
+        }
+        Ok(i)
+    }
+
+    /// Whether frame `frame` never moves.
+    pub fn is_static(&self, frame: usize) -> bool {
+        !self.tracks.iter().any(|t| t.target == TrackTarget::Frame(FrameId(frame)))
+    }
+
+    /// Adds the attachments between `a[k]` and `b[k]`: a vertex held at a point of a
+    /// static frame becomes a pin, everything else an attachment.
+    pub fn push(&mut self, a: Vec<Site>, b: Vec<Site>, stiffness: f32, damping: f32) {
+        if let (Some(Site::Vertex { .. }), Some(&Site::Frame { frame: FrameId(frame), .. })) = (a.first(), b.first()) {
+            if self.is_static(frame) {
+                let world = self.frames[frame].world_from_local;
+                for (a, b) in a.iter().zip(&b) {
+                    if let (&Site::Vertex { body, vertex }, &Site::Frame { local, .. }) = (a, b) {
+                        let target = world.transform_point3(local);
+                        self.pins.push(Pin { body, vertex, target, stiffness, damping });
+                    }
+                }
+                return;
+            }
+        }
+        self.attachments.extend(a.into_iter().zip(b).map(|(a, b)| Attachment { a, b, stiffness, damping }));
+    }
+}
+
+/// What the attachment `target` (named by `rel` of `attachment`) is: a deformable body
+/// (found in `lookup`), a rigid body (a prim at or below one of `rigid`) or any other
+/// xformable, a frame of `out`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resolve(
+    ctx: &mut Ctx,
+    attachment: &sdf::Path,
+    rel: &str,
+    target: &sdf::Path,
+    lookup: &[(sdf::Path, usize)],
+    rigid: &[(sdf::Path, DMat4)],
+    xforms: &mut XformCache,
+    start: f64,
+    out: &mut ReadAttachments,
+) -> Result<Source, ImportError> {
+    if let Some(&(_, b)) = lookup.iter().find(|(p, _)| p == target) {
+        return Ok(Source::Body(b));
+    }
+    let handle = ctx.prim(target)?;
+    if !handle.is_valid().map_err(|err| ctx.query_err(target, None, err))? {
+        return Err(ImportError::Invalid {
+            at: ctx.prop_loc(attachment, rel),
+            reason: format!("target {target} does not exist"),
+        });
+    }
+    if let Some((index, (_, body_world))) = rigid
+        .iter()
+        .enumerate()
+        .filter(|(_, (r, _))| target.has_prefix(r))
+        .max_by_key(|(_, (r, _))| r.to_string().len())
+    {
+        let (t, q) = crate::read::rigid_body::pose_of(*body_world);
+        let body_frame = DMat4::from_rotation_translation(q.as_dquat(), t.as_dvec3());
+        let body_from_prim = body_frame.inverse() * xforms.world(ctx, target)?;
+        return Ok(Source::Rigid { index, body_from_prim });
+    }
+    Ok(Source::Frame(out.frame(ctx, target, xforms, start)?))
 }
 
 /// The first target of a relationship, if any.
@@ -138,8 +230,13 @@ pub(crate) fn read(
     xforms: &mut XformCache,
     start: f64,
 ) -> Result<ReadAttachments, ImportError> {
-    let mut out = ReadAttachments { attachments: Vec::new(), pins: Vec::new(), frames: Vec::new(), tracks: Vec::new() };
-    let mut frame_paths: Vec<sdf::Path> = Vec::new();
+    let mut out = ReadAttachments {
+        attachments: Vec::new(),
+        pins: Vec::new(),
+        frames: Vec::new(),
+        tracks: Vec::new(),
+        frame_paths: Vec::new(),
+    };
     for prim in prims.iter().filter(|p| is_attachment(&p.type_name)) {
         let path = &prim.path;
         let Some((ns, row)) = attachment_type(&prim.type_name) else {
@@ -178,43 +275,7 @@ pub(crate) fn read(
                 ctx.warn("DB401", path, Some(rel), "no target; attachment ignored");
                 break;
             };
-            let source = if let Some(&(_, b)) = lookup.iter().find(|(p, _)| *p == target) {
-                Source::Body(b)
-            } else {
-                let handle = ctx.prim(&target)?;
-                if !handle.is_valid().map_err(|err| ctx.query_err(&target, None, err))? {
-                    return Err(ImportError::Invalid {
-                        at: ctx.prop_loc(path, rel),
-                        reason: format!("target {target} does not exist"),
-                    });
-                }
-                if let Some((index, (_, body_world))) = rigid
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (r, _))| target.has_prefix(r))
-                    .max_by_key(|(_, (r, _))| r.to_string().len())
-                {
-                    let (t, q) = crate::read::rigid_body::pose_of(*body_world);
-                    let body_frame = DMat4::from_rotation_translation(q.as_dquat(), t.as_dvec3());
-                    let body_from_prim = body_frame.inverse() * xforms.world(ctx, &target)?;
-                    Source::Rigid { index, body_from_prim }
-                } else {
-                    let index = match frame_paths.iter().position(|p| *p == target) {
-                        Some(i) => i,
-                        None => {
-                            let world = xforms.world(ctx, &target)?;
-                            let i = out.frames.len();
-                            out.frames.push(Frame { name: target.to_string(), world_from_local: world.as_mat4() });
-                            frame_paths.push(target.clone());
-                            if let Some(samples) = sample_world(ctx, &target, start)? {
-                                out.tracks.push(FrameTrack { target: TrackTarget::Frame(FrameId(i)), start, samples });
-                            }
-                            i
-                        }
-                    };
-                    Source::Frame(index)
-                }
-            };
+            let source = resolve(ctx, path, rel, &target, lookup, rigid, xforms, start, &mut out)?;
             sides.push(read_sites(ctx, path, ns, kind, n, &source, bodies)?);
         }
         let [a, b] = match <[Vec<Site>; 2]>::try_from(sides) {
@@ -230,31 +291,7 @@ pub(crate) fn read(
             });
         }
         // A vertex held at a point of a static (unanimated) xformable is a pin.
-        let is_static = |f: usize| !out.tracks.iter().any(|t| t.target == TrackTarget::Frame(FrameId(f)));
-        if let (Some(Site::Vertex { .. }), Some(&Site::Frame { frame: FrameId(frame), .. })) = (a.first(), b.first()) {
-            if is_static(frame) {
-                let world = out.frames[frame].world_from_local;
-                for (a, b) in a.iter().zip(&b) {
-                    if let (&Site::Vertex { body, vertex }, &Site::Frame { local, .. }) = (a, b) {
-                        let target = world.transform_point3(local);
-                        out.pins.push(Pin {
-                            body,
-                            vertex,
-                            target,
-                            stiffness: stiffness as f32,
-                            damping: damping as f32,
-                        });
-                    }
-                }
-                continue;
-            }
-        }
-        out.attachments.extend(a.into_iter().zip(b).map(|(a, b)| Attachment {
-            a,
-            b,
-            stiffness: stiffness as f32,
-            damping: damping as f32,
-        }));
+        out.push(a, b, stiffness as f32, damping as f32);
     }
     Ok(out)
 }

@@ -7,6 +7,7 @@ use openusd::sdf;
 use usdsim_core::{BendDefault, Body, BodyKind};
 
 use crate::error::ImportError;
+use crate::read::legacy_body;
 use crate::read::material_binding;
 use crate::read::pose;
 use crate::read::usdsim_api;
@@ -15,6 +16,7 @@ use crate::schema::names::{
     self, SimKind, BIND_POSE, BODY_APIS, DISABLE_GRAVITY, SELF_COLLISION, SELF_COLLISION_FILTER_DISTANCE,
     SELF_COLLISION_FILTER_POSE, SIM_APIS,
 };
+use crate::schema::physx_legacy::{self, LegacyKind};
 use crate::stage::attribute_values::{self, check_indices};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -22,7 +24,7 @@ use crate::stage::units::Units;
 use crate::stage::xform::XformCache;
 
 /// The body API a prim applies, if any (OmniPhysics first, as [`BODY_APIS`] lists it).
-fn body_api(prim: &PrimInfo) -> Option<Dialect> {
+pub(crate) fn body_api(prim: &PrimInfo) -> Option<Dialect> {
     BODY_APIS.iter().find(|(name, _)| prim.has_api(name)).map(|&(_, dialect)| dialect)
 }
 
@@ -40,7 +42,11 @@ pub(crate) struct FoundBody {
     /// Index of the simulation mesh among the traversed prims.
     pub sim_index: usize,
     kind: BodyKind,
+    /// The spelling of its names; a legacy body reads as OmniPhysics where the legacy
+    /// schema has no name of its own.
     pub(crate) dialect: Dialect,
+    /// Which legacy PhysX body API it applies, when it is one (`read/legacy_body.rs`).
+    pub(crate) legacy: Option<LegacyKind>,
     /// Other point-based prims of the body (indices among the traversed prims) and
     /// whether each is an enabled collision mesh; the rest are graphics meshes.
     pub embedded: Vec<(usize, bool)>,
@@ -78,6 +84,13 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
     let mut claimed: Vec<sdf::Path> = Vec::new();
     for (index, prim) in prims.iter().enumerate() {
         let Some(dialect) = body_api(prim) else {
+            if let Some(kind) = legacy_body::body_api(prim) {
+                subtrees.push(prim.path.clone());
+                if let Some(found) = scan_legacy(ctx, index, prim, kind)? {
+                    claimed.push(found.sim.clone());
+                    bodies.push(found);
+                }
+            }
             continue;
         };
         subtrees.push(prim.path.clone());
@@ -170,7 +183,15 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
                 && attribute_values::bool_value(ctx, &p.path, "physics:collisionEnabled")? != Some(false);
             embedded.push((k, collision));
         }
-        bodies.push(FoundBody { root: prim.path.clone(), sim: sim.path.clone(), sim_index, kind, dialect, embedded });
+        bodies.push(FoundBody {
+            root: prim.path.clone(),
+            sim: sim.path.clone(),
+            sim_index,
+            kind,
+            dialect,
+            legacy: None,
+            embedded,
+        });
     }
     // A simulation API with no body API above it is a likely authoring mistake.
     for prim in prims {
@@ -190,10 +211,43 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
     Ok(BodyScan { bodies, subtrees, detached })
 }
 
+/// A legacy PhysX body (`PhysxDeformableBodyAPI` or `PhysxDeformableSurfaceAPI`): the
+/// API sits on the `Mesh` it simulates, which is its own body root; `None` when
+/// `physxDeformable:deformableEnabled` is false.
+pub(crate) fn scan_legacy(
+    ctx: &mut Ctx,
+    index: usize,
+    prim: &PrimInfo,
+    kind: LegacyKind,
+) -> Result<Option<FoundBody>, ImportError> {
+    if attribute_values::bool_value(ctx, &prim.path, physx_legacy::ENABLED)? == Some(false) {
+        return Ok(None);
+    }
+    if prim.type_name != "Mesh" {
+        return Err(ImportError::Invalid {
+            at: ctx.prim_loc(&prim.path),
+            reason: format!(
+                "{} requires a Mesh prim, found {}",
+                kind.api(),
+                if prim.type_name.is_empty() { "an untyped prim" } else { &prim.type_name }
+            ),
+        });
+    }
+    Ok(Some(FoundBody {
+        root: prim.path.clone(),
+        sim: prim.path.clone(),
+        sim_index: index,
+        kind: legacy_body::body_kind(kind),
+        dialect: Dialect::Omni,
+        legacy: Some(kind),
+        embedded: Vec::new(),
+    }))
+}
+
 impl FoundBody {
     /// The `simulationOwner` relationship's first target, if authored.
     pub fn owner(&self, ctx: &Ctx) -> Result<Option<sdf::Path>, ImportError> {
-        let name = self.dialect.names().owner;
+        let name = if self.legacy.is_some() { physx_legacy::OWNER } else { self.dialect.names().owner };
         let rel = ctx.prim(&self.root)?.relationship(name);
         let targets = rel.targets().map_err(|err| ctx.query_err(&self.root, Some(name), err))?;
         Ok(targets.into_iter().next())
@@ -217,6 +271,9 @@ pub(crate) fn read(
     xforms: &mut XformCache,
     units: &Units,
 ) -> Result<ReadBody, ImportError> {
+    if let Some(kind) = found.legacy {
+        return legacy_body::read(ctx, found, kind, xforms, units);
+    }
     let names = found.dialect.names();
     let sim = &found.sim;
     let world = xforms.world(ctx, sim)?;
@@ -382,7 +439,7 @@ pub(crate) fn read(
 }
 
 /// Rejects NaN and infinite coordinates, which would poison the whole simulation.
-fn check_finite(ctx: &Ctx, prim: &sdf::Path, name: &str, values: &[DVec3]) -> Result<(), ImportError> {
+pub(crate) fn check_finite(ctx: &Ctx, prim: &sdf::Path, name: &str, values: &[DVec3]) -> Result<(), ImportError> {
     match values.iter().position(|v| !v.is_finite()) {
         Some(i) => {
             Err(ImportError::Invalid { at: ctx.prop_loc(prim, name), reason: format!("entry {i} is not finite") })
@@ -392,7 +449,7 @@ fn check_finite(ctx: &Ctx, prim: &sdf::Path, name: &str, values: &[DVec3]) -> Re
 }
 
 /// Triangles of a surface simulation mesh: every face must have exactly 3 vertices.
-fn read_triangles(ctx: &Ctx, sim: &sdf::Path, point_count: usize) -> Result<Vec<[u32; 3]>, ImportError> {
+pub(crate) fn read_triangles(ctx: &Ctx, sim: &sdf::Path, point_count: usize) -> Result<Vec<[u32; 3]>, ImportError> {
     const COUNTS: &str = "faceVertexCounts";
     const INDICES: &str = "faceVertexIndices";
     let counts = attribute_values::int_array(ctx, sim, COUNTS)?

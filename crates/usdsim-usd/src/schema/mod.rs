@@ -6,4 +6,6 @@ pub(crate) mod declared_types;
 pub(crate) mod dialect;
 pub(crate) mod material;
 pub(crate) mod names;
+pub(crate) mod physx_legacy;
+pub(crate) mod unsupported;
 pub(crate) mod usdsim;

@@ -10,6 +10,7 @@
 mod attachment_rules;
 mod body_rules;
 mod clip_rules;
+mod legacy_rules;
 mod material_rules;
 mod mesh_rules;
 mod owner_rules;
@@ -101,6 +102,7 @@ fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
     scene_rules::check(&mut walk);
     unit_rules::check(&mut walk, &info);
     clip_rules::check(&mut walk, &input.path);
+    legacy_rules::check(&mut walk, &info);
 
     Ok(walk.into_report(input.path.display().to_string()))
 }

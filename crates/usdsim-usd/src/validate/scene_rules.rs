@@ -7,12 +7,17 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::names::{BINDING_RELS, BODY_APIS, RIGID_BODY_API, SIM_APIS};
+use crate::schema::physx_legacy as legacy;
 use crate::stage::prim_index::PrimInfo;
 
 /// Reports DB011 when no prim applies a deformable body API (either spelling) or the
 /// rigid body API.
 pub(crate) fn check(walk: &mut Walk) {
-    let simulated = |p: &PrimInfo| BODY_APIS.iter().any(|(api, _)| p.has_api(api)) || p.has_api(RIGID_BODY_API);
+    let simulated = |p: &PrimInfo| {
+        BODY_APIS.iter().any(|(api, _)| p.has_api(api))
+            || legacy::BODY_APIS.iter().any(|(api, _)| p.has_api(api))
+            || p.has_api(RIGID_BODY_API)
+    };
     if walk.prims.iter().any(simulated) {
         return;
     }

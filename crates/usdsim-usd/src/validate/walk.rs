@@ -49,6 +49,15 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// Records a finding the importer's readers made (the legacy rules read bodies
+    /// with them), in traversal order like every other.
+    pub fn report_diagnostic(&mut self, diagnostic: Diagnostic) {
+        let order = sdf::Path::new(&diagnostic.prim).ok().and_then(|p| self.find(&p)).unwrap_or(usize::MAX);
+        if !self.diagnostics.iter().any(|(_, d)| *d == diagnostic) {
+            self.diagnostics.push((order, diagnostic));
+        }
+    }
+
     /// Reads an attribute with one of the importer's typed readers. A value of the
     /// wrong type (or a failed query) becomes a DB100 finding and reads as absent.
     pub fn read<T>(
