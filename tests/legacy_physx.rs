@@ -163,6 +163,18 @@ fn an_uncooked_legacy_volume_is_refused_naming_what_it_lacks() {
         assert!(run.stderr.contains(says), "{says}: {}", run.stderr);
     }
     assert!(!out.exists(), "an output was written");
+    // The command it gives works: the prepared layer validates and simulates.
+    let start = run.stderr.find("`usdsim prepare ").unwrap() + "`usdsim ".len();
+    let command = &run.stderr[start..start + run.stderr[start..].find('`').unwrap()];
+    let prepared = dir.path().join("prepared.usda");
+    let args: Vec<String> = command
+        .split(' ')
+        .map(|a| if a == "OUT.usda" { prepared.display().to_string() } else { a.to_string() })
+        .collect();
+    usdsim(&args).assert_success();
+    let check = usdsim(["validate".as_ref(), prepared.as_os_str()]);
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    bake(&prepared, &dir.path().join("bake.usda"), &["--frames", "2"]);
 }
 
 /// A change to a scene's text.

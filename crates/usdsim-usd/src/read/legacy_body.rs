@@ -153,12 +153,18 @@ pub(crate) fn read(
 /// A legacy volume's cooked simulation tet mesh: its points (local space) and rest
 /// points, with the tets stored in `body`. Refuses a body that was never cooked.
 fn simulation_mesh(ctx: &Ctx, sim: &sdf::Path, body: &mut Body) -> Result<(Vec<DVec3>, Vec<DVec3>), ImportError> {
+    // What `usdsim prepare` does with it: the render mesh voxelised into a simulation
+    // TetMesh child, in a new layer over the input.
     let uncooked = |name: &str| ImportError::Invalid {
         at: ctx.prop_loc(sim, name),
-        reason: "is not authored: this PhysxDeformableBodyAPI body was never cooked, so it has no simulation tet \
-                 mesh; cook it in Omniverse or Isaac Sim, or build an OmniPhysics body from its render mesh with \
-                 `usdsim prepare`"
-            .to_string(),
+        reason: format!(
+            "is not authored: this PhysxDeformableBodyAPI body was never cooked, so it has no simulation tet mesh; \
+             cook it in Omniverse or Isaac Sim, or build an OmniPhysics body from its render mesh with \
+             `usdsim prepare {} --prim {sim} --volume -o OUT.usda` (its render mesh voxelised, 16 cells along the \
+             longest side unless --resolution says, into a simulation TetMesh child with a material and a bind \
+             pose, in a new layer over this file)",
+            ctx.file()
+        ),
     };
     let rest = attribute_values::vec3_array(ctx, sim, SIMULATION_REST_POINTS)?.filter(|p| !p.is_empty());
     let points = match attribute_values::vec3_array(ctx, sim, SIMULATION_POINTS)?.filter(|p| !p.is_empty()) {
