@@ -154,6 +154,11 @@ fn describe(imported: &Imported) -> Result<Value> {
                 "mass_override": body.mass_override.map(|v| sig(v.into())),
                 "model": model_json(&body.model),
                 "self_collision": body.self_collision,
+                "vertex_velocity_damping": sig(body.velocity_damping.into()),
+                "schema": match imported.binding.bodies[b].legacy {
+                    Some(kind) => kind.api(),
+                    None => "",
+                },
                 "self_collision_filter_distance": body.self_collision_filter_distance.map(|d| both(d.into(), mpu)),
                 "tear_ratio": body.tear_ratio.map(|v| sig(v.into())),
                 "plasticity": plastic_json(&body.plastic),
@@ -324,6 +329,13 @@ fn extras_text(b: &Value) -> String {
         if b["self_collision"] == true { ", collides with itself (asset)".to_string() } else { String::new() };
     if !b["self_collision_filter_distance"].is_null() {
         own.push_str(&format!(", self-collision filter distance {}", pair(&b["self_collision_filter_distance"], "m")));
+    }
+    // PhysX's vertex drag, on the legacy bodies that carry it.
+    if b["vertex_velocity_damping"].as_f64().is_some_and(|c| c > 0.0) {
+        own.push_str(&format!(", vertex velocity damping {}/s", num(&b["vertex_velocity_damping"])));
+    }
+    if b["schema"].as_str().is_some_and(|s| !s.is_empty()) {
+        own.push_str(&format!(", legacy PhysX {}", num(&b["schema"])));
     }
     format!("{model}, tear {}, {}{own}", tear_text(&b["tear_ratio"]), plastic_text(&b["plasticity"]))
 }

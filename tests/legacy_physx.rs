@@ -389,3 +389,12 @@ fn physics_usdsim_does_not_simulate_is_named_never_dropped() {
         }
     }
 }
+
+#[test]
+fn inspect_says_a_body_is_legacy_and_carries_physx_drag() {
+    let out = usdsim(["inspect".as_ref(), volume().as_os_str()]);
+    out.assert_success();
+    for says in ["legacy PhysX PhysxDeformableBodyAPI", "vertex velocity damping 0.005/s", "IM080"] {
+        assert!(format!("{}{}", out.stdout, out.stderr).contains(says), "{says}: {}{}", out.stdout, out.stderr);
+    }
+}
