@@ -69,9 +69,27 @@ pub enum Command {
     Preview(PreviewArgs),
     /// Turn render meshes into a deformable body: a new layer over the input with the schema applied.
     Prepare(PrepareArgs),
+    /// Express a legacy PhysX deformable asset in the OmniPhysics schema: a new layer over the input.
+    Upgrade(UpgradeArgs),
     /// Write a plan for a farm engine (Slurm, Open Job Description) that bakes wedges in chunks.
     #[command(subcommand)]
     Farm(crate::farm::FarmCommand),
+}
+
+/// Arguments of `usdsim upgrade`.
+#[derive(Debug, Args, Clone)]
+pub struct UpgradeArgs {
+    /// The stage with legacy PhysX deformables (.usda, .usdc or .usdz). Never modified.
+    #[arg(required = true)]
+    pub input: PathBuf,
+
+    /// The output layer (.usda text, .usdc or .usd binary); it sublayers the input.
+    #[arg(short, long, value_name = "FILE", required = true)]
+    pub output: PathBuf,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Arguments of `usdsim prepare`.

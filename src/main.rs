@@ -19,6 +19,7 @@ mod progress;
 mod report;
 mod run;
 mod summary;
+mod upgrade;
 mod validate;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -60,6 +61,7 @@ fn wired_main() -> ExitCode {
         Some(cli::Command::Inspect(args)) => finish(inspect::inspect(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Preview(args)) => finish(preview::preview(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Prepare(args)) => finish(prepare::prepare(&args), false, &Reporter::new(style, true)),
+        Some(cli::Command::Upgrade(args)) => finish(upgrade::upgrade(&args), false, &Reporter::new(style, true)),
         Some(cli::Command::Farm(command)) => finish(farm::farm(&command), false, &Reporter::new(style, true)),
         None => match cli.run {
             Some(args) => run(&args, style),

@@ -800,13 +800,16 @@ def legacy_cloth_on_ground(n=16):
     write(os.path.join("legacy", "cloth_on_ground.usda"), text)
 
 
-def legacy_belt_on_frame(nx=21, ny=5):
+def legacy_belt_on_frame(nx=21, ny=5, auto=False):
     """A legacy PhysX belt (cloth strip) held at one end by a static frame, as a door's
     belt is: a PhysxPhysicsAttachment from the strip's end vertices to the frame, whose
-    contacts with those vertices' triangles are filtered (collisionFilterIndices0)."""
+    contacts with those vertices' triangles are filtered (collisionFilterIndices0).
+    auto: the attachment authors no points but PhysxAutoAttachmentAPI, and the frame
+    (0.1 x 0.3 x 0.1 m) overlaps the belt's x = 0 end, which PhysX then holds."""
     doc = (
         f"Legacy PhysX schema: a 1 m x 0.2 m cloth belt ({nx}x{ny} vertices) lying level at z = 1, its x = 0 end "
         "attached to a static 0.1 m Cube collider (the frame) with a PhysxPhysicsAttachment; it swings down."
+        + (" The attachment is PhysX's auto attachment: the frame overlaps the end vertices." if auto else "")
     )
     points = [(i / (nx - 1), -0.1 + 0.2 * j / (ny - 1), 0.0) for j in range(ny) for i in range(nx)]
     tris = []
@@ -816,7 +819,7 @@ def legacy_belt_on_frame(nx=21, ny=5):
             b, c, d = a + 1, a + nx + 1, a + nx
             tris += [(a, b, c), (a, c, d)]
     end = [j * nx for j in range(ny)]
-    frame_at = (-0.05, 0.0, 1.0)
+    frame_at = (-0.01, 0.0, 1.0) if auto else (-0.05, 0.0, 1.0)
     belt_local = [points[v] for v in end]
     frame_local = [(x - frame_at[0], y - frame_at[1], z + 1.0 - frame_at[2]) for x, y, z in belt_local]
     text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
@@ -848,29 +851,44 @@ def legacy_belt_on_frame(nx=21, ny=5):
         '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
         "    }\n\n"
     )
+    scale = "        float3 xformOp:scale = (1, 3, 1)\n" if auto else ""
+    ops = '"xformOp:translate", "xformOp:scale"' if auto else '"xformOp:translate"'
     text += (
         '    def Cube "Frame" (\n'
         '        prepend apiSchemas = ["PhysicsCollisionAPI"]\n'
         "    )\n    {\n"
         "        double size = 0.1\n"
         f"        double3 xformOp:translate = {vec(frame_at)}\n"
-        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        f"{scale}"
+        f"        uniform token[] xformOpOrder = [{ops}]\n"
         "    }\n\n"
     )
-    text += (
-        '    def PhysxPhysicsAttachment "BeltToFrame"\n    {\n'
-        "        rel actor0 = </World/Belt>\n"
-        "        rel actor1 = </World/Frame>\n"
-        "        bool attachmentEnabled = 1\n"
-        f"        uint[] collisionFilterIndices0 = {int_list(end)}\n"
-        '        uniform token filterType0 = "Vertices"\n'
-        f"        point3f[] points0 = {vec_list(belt_local)}\n"
-        f"        point3f[] points1 = {vec_list(frame_local)}\n"
-        "    }\n"
-    )
+    if auto:
+        text += (
+            '    def PhysxPhysicsAttachment "BeltToFrame" (\n'
+            '        prepend apiSchemas = ["PhysxAutoAttachmentAPI"]\n'
+            "    )\n    {\n"
+            "        rel actor0 = </World/Belt>\n"
+            "        rel actor1 = </World/Frame>\n"
+            "        bool attachmentEnabled = 1\n"
+            "        bool physxAutoAttachment:enableDeformableVertexAttachments = 1\n"
+            "    }\n"
+        )
+    else:
+        text += (
+            '    def PhysxPhysicsAttachment "BeltToFrame"\n    {\n'
+            "        rel actor0 = </World/Belt>\n"
+            "        rel actor1 = </World/Frame>\n"
+            "        bool attachmentEnabled = 1\n"
+            f"        uint[] collisionFilterIndices0 = {int_list(end)}\n"
+            '        uniform token filterType0 = "Vertices"\n'
+            f"        point3f[] points0 = {vec_list(belt_local)}\n"
+            f"        point3f[] points1 = {vec_list(frame_local)}\n"
+            "    }\n"
+        )
     text += "}\n"
     os.makedirs(os.path.join(HERE, "legacy"), exist_ok=True)
-    write(os.path.join("legacy", "belt_on_frame.usda"), text)
+    write(os.path.join("legacy", "belt_auto.usda" if auto else "belt_on_frame.usda"), text)
 
 
 if __name__ == "__main__":
@@ -895,3 +913,4 @@ if __name__ == "__main__":
     legacy_cloth_on_ground()
     legacy_volume_on_ground(hung=True)
     legacy_belt_on_frame()
+    legacy_belt_on_frame(auto=True)

@@ -398,3 +398,94 @@ fn inspect_says_a_body_is_legacy_and_carries_physx_drag() {
         assert!(format!("{}{}", out.stdout, out.stderr).contains(says), "{says}: {}{}", out.stdout, out.stderr);
     }
 }
+
+/// `usdsim upgrade` writes the legacy bodies, materials and attachments in the
+/// OmniPhysics schema over the input; baking the upgraded file bakes exactly what baking
+/// the legacy one does, frame by frame, bit for bit, and the input is untouched.
+#[test]
+fn an_upgraded_legacy_asset_bakes_exactly_as_the_legacy_one() {
+    let dir = temp_dir();
+    // (scene, prim, the attribute holding the simulated points in the legacy bake and
+    // the prim and attribute holding them in the upgraded one)
+    let cases = [
+        ("volume_on_ground", "/World/Cube", "physxDeformable:simulationPoints", "/World/Cube/simulationMesh"),
+        ("volume_hung", "/World/Cube", "physxDeformable:simulationPoints", "/World/Cube/simulationMesh"),
+        ("cloth_on_ground", "/World/Cloth", "points", "/World/Cloth"),
+        ("belt_on_frame", "/World/Belt", "points", "/World/Belt"),
+        ("belt_auto", "/World/Belt", "points", "/World/Belt"),
+    ];
+    for (case, prim, legacy_state, upgraded_sim) in cases {
+        let input = testdata(&format!("legacy/{case}.usda"));
+        let before = std::fs::read(&input).unwrap();
+        let upgraded = dir.path().join(format!("{case}.omni.usda"));
+        let up = usdsim(["upgrade".as_ref(), input.as_os_str(), "-o".as_ref(), upgraded.as_os_str()]);
+        up.assert_success();
+        assert!(up.stderr.contains(&format!("upgraded {prim}")), "{case}: {}", up.stderr);
+        assert_eq!(std::fs::read(&input).unwrap(), before, "{case}: the input was touched");
+        let check = usdsim(["validate".as_ref(), upgraded.as_os_str()]);
+        assert_eq!(check.code, Some(0), "{case}: {}{}", check.stdout, check.stderr);
+        let composed = open_stage(&upgraded);
+        let apis = composed.prim(openusd::sdf::Path::new(prim).unwrap()).unwrap().api_schemas().unwrap();
+        let apis: Vec<&str> = apis.iter().map(|a| a.as_str()).collect();
+        assert!(apis.contains(&"OmniPhysicsDeformableBodyAPI"), "{case}: {apis:?}");
+        assert!(!apis.iter().any(|a| a.starts_with("PhysxDeformable")), "{case}: the legacy API is left: {apis:?}");
+        // The upgraded body is an OmniPhysics one: no legacy finding is left to make.
+        assert!(!check.stdout.contains("IM08") && !check.stderr.contains("IM08"), "{case}: {}", check.stderr);
+
+        let (a, b) = (dir.path().join(format!("{case}.legacy.usdc")), dir.path().join(format!("{case}.up.usdc")));
+        bake(&input, &a, &["--frames", "24"]);
+        bake(&upgraded, &b, &["--frames", "24"]);
+        let (a, b) = (open_stage(&a), open_stage(&b));
+        for frame in 0..=24 {
+            let t = frame as f64;
+            let (ra, rb) = (composed_points(&a, prim, "points", t), composed_points(&b, prim, "points", t));
+            assert!(common::same_points(&ra, &rb), "{case}: frame {frame}: the render mesh differs");
+            let sa = composed_points(&a, prim, legacy_state, t);
+            let sb = composed_points(&b, upgraded_sim, "points", t);
+            assert!(common::same_points(&sa, &sb), "{case}: frame {frame}: the simulation mesh differs");
+        }
+    }
+}
+
+#[test]
+fn upgrading_a_file_without_legacy_bodies_says_so() {
+    let dir = temp_dir();
+    let out = dir.path().join("o.usda");
+    let up =
+        usdsim(["upgrade".as_ref(), testdata("tet_cube_on_ground.usda").as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    up.assert_no_panic();
+    assert_eq!(up.code, Some(1), "{}", up.stderr);
+    assert!(up.stderr.contains("nothing to upgrade"), "{}", up.stderr);
+    assert!(!out.exists());
+}
+
+/// PhysX's auto attachment (no points saved): the belt vertices inside the frame at rest
+/// are held to it, and their triangles do not collide with it; with vertex attachments
+/// off it holds nothing, and says so.
+#[test]
+fn an_auto_attachment_holds_the_vertices_inside_the_other_actor() {
+    let scene = testdata("legacy/belt_auto.usda");
+    let imported = usdsim_usd::import(&scene).unwrap();
+    let s = &imported.scene;
+    let mut held: Vec<u32> = s.pins.iter().map(|p| p.vertex).collect();
+    held.sort_unstable();
+    // The frame spans x in [-0.06, 0.04]: only the x = 0 column is inside it.
+    assert_eq!(held, [0, 21, 42, 63, 84]);
+    for p in &s.pins {
+        let d = p.target.distance(s.bodies[0].positions[p.vertex as usize]);
+        assert!(d < 1e-6, "a held vertex is held {d} from where it is");
+    }
+    assert_eq!(s.collision.elements.len(), 1, "the held end does not collide with the frame");
+
+    let dir = temp_dir();
+    let off = edited(&scene, dir.path(), |t| {
+        t.replace("enableDeformableVertexAttachments = 1", "enableDeformableVertexAttachments = 0")
+    });
+    let imported = usdsim_usd::import(&off).unwrap();
+    assert!(imported.scene.pins.is_empty() && imported.scene.attachments.is_empty());
+    assert!(
+        imported.warnings.iter().any(|w| w.code == "IM083" && w.prim == "/World/BeltToFrame"),
+        "{:?}",
+        imported.warnings
+    );
+}

@@ -114,6 +114,10 @@ fn pixar_usd_edits_and_saves_every_kind_of_file_we_write() {
     assert!(torn.raw_samples("/World/Strip", "faceVertexIndices").len() > 1, "the strip did not tear");
     let plastic = LayerFile::open(&d.join("plastic.usdc"));
     assert!(plastic.raw_samples("/World/Bar", "omniphysics:restShapePoints").len() > 1, "the bar did not flow");
+    let upgraded = d.join("upgraded.usda");
+    let legacy = testdata("legacy/volume_hung.usda");
+    common::usdsim(["upgrade".as_ref(), legacy.as_os_str(), "-o".as_ref(), upgraded.as_os_str()]).assert_success();
+    files.push(("upgrade output".into(), upgraded));
     let teapot = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/usd-wg/Teapot/Teapot.usd");
     if teapot.exists() {
         let out = d.join("teapot_body.usdc");

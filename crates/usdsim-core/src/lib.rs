@@ -30,6 +30,7 @@ mod rigid;
 mod scene;
 mod solver;
 
+pub use contact::collider::signed_distances;
 pub use error::SceneError;
 pub use mesh::embedding::{closest_on_triangle, polygon_vertex_normals, Embedding};
 pub use mesh::grid;

@@ -11,6 +11,7 @@ use crate::binding::{Binding, BodyPrim};
 use crate::diagnostic::Diagnostic;
 use crate::error::ImportError;
 use crate::read::attachment::{FrameTrack, TrackTarget};
+use crate::read::legacy_attachment::LegacyAttachment;
 use crate::read::rigid_body::RigidPrim;
 use crate::read::{
     attachment, body, collider, collision_group, embedded, kinematic, legacy_attachment, legacy_body, physics_scene,
@@ -58,6 +59,13 @@ pub fn import_at(path: &Path, start: Option<f64>) -> Result<Imported, ImportErro
     InputStage::open(path)?.import(start)
 }
 
+/// An import of `input` and what its legacy PhysX attachments became, for `usdsim
+/// upgrade`.
+pub(crate) fn import_with_legacy(input: &InputStage) -> Result<(Imported, Vec<LegacyAttachment>), ImportError> {
+    guard_reader(|| import_stage(input, None))
+        .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: input.path.clone(), reason }))
+}
+
 impl InputStage {
     /// Imports the opened stage, read at time code `start` when given (see
     /// [`import_at`]), else at its `startTimeCode`. Reuses the stage and prim index of
@@ -65,10 +73,11 @@ impl InputStage {
     pub fn import(&self, start: Option<f64>) -> Result<Imported, ImportError> {
         guard_reader(|| import_stage(self, start))
             .unwrap_or_else(|reason| Err(ImportError::Unparsable { file: self.path.clone(), reason }))
+            .map(|(imported, _)| imported)
     }
 }
 
-fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, ImportError> {
+fn import_stage(input: &InputStage, start: Option<f64>) -> Result<(Imported, Vec<LegacyAttachment>), ImportError> {
     let mut ctx = input.context();
     let mut info = stage_info::read(&mut ctx);
     if let Some(start) = start {
@@ -145,14 +154,14 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let mut read =
         attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
-    let collider_names: Vec<String> = scene.colliders.iter().map(|c| c.name.clone()).collect();
-    let legacy_filters = legacy_attachment::read(
+    let (legacy_filters, legacy_attachments) = legacy_attachment::read(
         &mut ctx,
         prims,
         &lookup,
         &scene.bodies,
         &rigid_worlds,
-        &collider_names,
+        &scene.colliders,
+        &scene.rigid_bodies,
         &mut xforms,
         info.start_time_code,
         &mut read,
@@ -204,7 +213,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
     let prim_paths: Vec<sdf::Path> = prims.iter().map(|p| p.path.clone()).collect();
     info.layers = crate::stage::input_layers::of(&ctx.stage, &input.path_str, &prim_paths);
 
-    Ok(Imported {
+    let imported = Imported {
         scene,
         stage: info,
         binding: Binding {
@@ -215,5 +224,6 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<Imported, Impo
             tracks,
         },
         warnings: ctx.warnings,
-    })
+    };
+    Ok((imported, legacy_attachments))
 }

@@ -81,6 +81,23 @@ fn build_one(c: &Collider) -> Result<StaticCollider, SceneError> {
     Ok(StaticCollider::Shape { shape, triangle_normals, pose, aabb, friction })
 }
 
+/// Signed distances from `points` to the surface of collider `c` (negative inside; a
+/// plane's to its plane), for tools that ask which points a collider holds, as PhysX's
+/// auto attachments do. The collider is built once for all the points.
+pub fn signed_distances(c: &Collider, points: &[Vec3]) -> Result<Vec<f32>, SceneError> {
+    let built = build_one(c)?;
+    Ok(points
+        .iter()
+        .map(|&p| match &built {
+            StaticCollider::Plane { normal, d, .. } => normal.dot(p) - d,
+            StaticCollider::Shape { shape, triangle_normals, pose, .. } => {
+                shape_query(shape.as_ref(), triangle_normals.as_deref(), pose, p, f32::INFINITY)
+                    .map_or(f32::INFINITY, |(d, _, _)| d)
+            }
+        })
+        .collect())
+}
+
 /// How one vertex meets colliders: its material's friction and the distances used.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VertexContactParams {

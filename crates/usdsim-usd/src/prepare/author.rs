@@ -21,6 +21,7 @@ use crate::schema::names::{
     MATERIAL_BINDING_API,
 };
 use crate::schema::names::{BIND_POSE, POSE_POINTS, POSE_PURPOSES};
+use crate::stage::stage_info::StageInfo;
 
 /// A volume body to author: the tetrahedral mesh (world space) and its material.
 pub struct VolumeBody<'a> {
@@ -79,7 +80,7 @@ pub fn write_volume_body(source: &Source, body: &VolumeBody<'_>, output: &Path) 
     let tets: Vec<gf::Vec4i> = body.tets.tets.iter().map(|t| gf::Vec4i::from(t.map(|i| i as i32))).collect();
     let faces: Vec<gf::Vec3i> = body.tets.surface.iter().map(|f| gf::Vec3i::from(f.map(|i| i as i32))).collect();
     let mut authored = Authored { sim_mesh: sim.to_string(), material: String::new(), posed: Vec::new() };
-    write_layer(source, output, |edit| {
+    write_layer(&source.stage, &prepare_doc(source), output, |edit| {
         author_body_prim(edit, &prim, d)?;
         let mut spec = sdf::PrimSpecMut::new(edit.data_mut(), sim.clone(), sdf::Specifier::Def, "TetMesh")?;
         for api in [sim_api_name(SimKind::Volume, d), COLLISION_API, MATERIAL_BINDING_API] {
@@ -130,7 +131,7 @@ pub fn write_surface_body(source: &Source, body: &SurfaceBody<'_>, output: &Path
     let indices: Vec<i32> = tris.iter().flatten().map(|&i| i as i32).collect();
     let rest_tris: Vec<gf::Vec3i> = tris.iter().map(|t| gf::Vec3i::from(t.map(|i| i as i32))).collect();
     let mut authored = Authored { sim_mesh: sim.to_string(), material: String::new(), posed: Vec::new() };
-    write_layer(source, output, |edit| {
+    write_layer(&source.stage, &prepare_doc(source), output, |edit| {
         author_body_prim(edit, &prim, d)?;
         let mut spec = sdf::PrimSpecMut::over(edit.data_mut(), sim.clone())?;
         for api in [sim_api_name(SimKind::Surface, d), COLLISION_API, MATERIAL_BINDING_API] {
@@ -153,25 +154,23 @@ pub fn write_surface_body(source: &Source, body: &SurfaceBody<'_>, output: &Path
 /// The layer around `author`: metadata copied from the input (axis, units, default
 /// prim, time range), the input as its one sublayer, then the edits; written to
 /// `output` (the extension picks text or binary).
-fn write_layer(
-    source: &Source,
+/// A new layer at `output` that sublayers the input and carries its stage metadata, with
+/// `doc` as its documentation and what `author` adds.
+pub(super) fn write_layer(
+    info: &StageInfo,
+    doc: &str,
     output: &Path,
     author: impl FnOnce(&mut sdf::LayerEdit<'_>) -> Result<(), sdf::AuthoringError>,
 ) -> Result<(), ExportError> {
-    let (output_abs, input_abs) = destination(&source.stage, output)?;
+    let (output_abs, input_abs) = destination(info, output)?;
     let output_dir = output_abs.parent().unwrap_or_else(|| Path::new("/"));
     let sublayer = relative_asset_path(output_dir, &input_abs);
-    let info = &source.stage;
     let mut layer = sdf::Layer::new_anonymous("usdsim-prepare.usda");
     layer
         .edit(|edit| {
             let mut root = edit.pseudo_root_mut()?;
             root.insert_sublayer(0, sublayer.as_str(), sdf::LayerOffset::IDENTITY);
-            root.set_documentation(format!(
-                "usdsim prepare of {} in {}: deformable body authored over the input",
-                source.prim,
-                info.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-            ));
+            root.set_documentation(doc.to_string());
             root.set_start_time_code(info.start_time_code);
             if let Some(end) = info.end_time_code {
                 root.set_end_time_code(end);
@@ -192,6 +191,15 @@ fn write_layer(
     crate::export::write_layer(&layer, &output_abs, output)
 }
 
+/// The documentation of a `prepare` layer.
+fn prepare_doc(source: &Source) -> String {
+    format!(
+        "usdsim prepare of {} in {}: deformable body authored over the input",
+        source.prim,
+        source.stage.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    )
+}
+
 /// The body API and `deformableBodyEnabled = true` on the body prim (an `over`).
 fn author_body_prim(edit: &mut sdf::LayerEdit<'_>, prim: &sdf::Path, d: Dialect) -> Result<(), sdf::AuthoringError> {
     let _ = sdf::PrimSpecMut::over(edit.data_mut(), prim.clone())?.add_applied_schema(body_api(d));
@@ -199,7 +207,7 @@ fn author_body_prim(edit: &mut sdf::LayerEdit<'_>, prim: &sdf::Path, d: Dialect)
 }
 
 /// A pose instance with purpose `bindPose` holding `points` (local space).
-fn author_pose(
+pub(super) fn author_pose(
     edit: &mut sdf::LayerEdit<'_>,
     prim: &sdf::Path,
     d: Dialect,
@@ -260,7 +268,7 @@ fn author_material(
 }
 
 /// A non-custom attribute with a default value.
-fn attr(
+pub(super) fn attr(
     edit: &mut sdf::LayerEdit<'_>,
     prim: &sdf::Path,
     name: &str,
@@ -273,12 +281,13 @@ fn attr(
     sdf::AttributeSpecMut::new(edit.data_mut(), path, type_name, variability, false)?.set_default(value)
 }
 
-fn vec3f(p: DVec3) -> gf::Vec3f {
+/// A point as USD's single-precision vector.
+pub(super) fn vec3f(p: DVec3) -> gf::Vec3f {
     gf::Vec3f::from(p.as_vec3().to_array())
 }
 
 /// `[min, max]` of the points, as USD's `extent`.
-fn extent(points: &[gf::Vec3f]) -> [gf::Vec3f; 2] {
+pub(super) fn extent(points: &[gf::Vec3f]) -> [gf::Vec3f; 2] {
     let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
     for p in points {
         for (k, v) in [p.x, p.y, p.z].into_iter().enumerate() {

@@ -20,8 +20,10 @@ use crate::stage::units::Units;
 use crate::stage::xform::XformCache;
 
 mod author;
+mod upgrade;
 
 pub use author::{check_prepare_output, write_surface_body, write_volume_body, Authored, SurfaceBody, VolumeBody};
+pub use upgrade::{upgrade, UpgradeError, Upgraded};
 
 /// The name of the simulation mesh a volume body gets, a child of the body prim.
 pub const SIM_MESH_NAME: &str = "simulationMesh";

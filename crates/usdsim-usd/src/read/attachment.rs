@@ -13,8 +13,8 @@ use usdsim_core::{Attachment, Body, BodyId, Frame, FrameId, Pin, RigidId, Site};
 
 use crate::error::ImportError;
 use crate::schema::attachment::{
-    attachment_type, split_type, SourceKind, LOCAL_POSITIONS, TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES,
-    VTX_INDICES,
+    attachment_type, split_type, SourceKind, ATTACHMENT_ENABLED, LOCAL_POSITIONS, SRC, TET_COORDS, TET_INDICES,
+    TRI_COORDS, TRI_INDICES, VTX_INDICES,
 };
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
@@ -249,7 +249,7 @@ pub(crate) fn read(
             continue;
         };
         let attr = |leaf: &str| format!("{ns}:{leaf}");
-        if attribute_values::bool_value(ctx, path, &attr("attachmentEnabled"))? == Some(false) {
+        if attribute_values::bool_value(ctx, path, &attr(ATTACHMENT_ENABLED))? == Some(false) {
             continue;
         }
         let stiffness_attr = attr("stiffness");
@@ -270,7 +270,7 @@ pub(crate) fn read(
         }
         let mut sides: Vec<Vec<Site>> = Vec::with_capacity(2);
         for (n, kind) in row.sources.into_iter().enumerate() {
-            let rel = &attr(&format!("src{n}"));
+            let rel = &attr(&format!("{SRC}{n}"));
             let Some(target) = first_target(ctx, path, rel)? else {
                 ctx.warn("DB401", path, Some(rel), "no target; attachment ignored");
                 break;
@@ -308,7 +308,7 @@ fn read_sites(
     bodies: &[Body],
 ) -> Result<Vec<Site>, ImportError> {
     let name = |base: &str| format!("{ns}:{base}Src{side}");
-    let rel = format!("{ns}:src{side}");
+    let rel = format!("{ns}:{SRC}{side}");
     let ints = |attr: &str| -> Result<Vec<i64>, ImportError> {
         attribute_values::int_array(ctx, path, attr)?
             .ok_or_else(|| ImportError::Missing { at: ctx.prop_loc(path, attr), expected: "int[]" })

@@ -13,8 +13,8 @@ use crate::read::pose;
 use crate::read::usdsim_api;
 use crate::schema::dialect::{Dialect, Names};
 use crate::schema::names::{
-    self, SimKind, BIND_POSE, BODY_APIS, DISABLE_GRAVITY, SELF_COLLISION, SELF_COLLISION_FILTER_DISTANCE,
-    SELF_COLLISION_FILTER_POSE, SIM_APIS,
+    self, SimKind, BIND_POSE, BODY_APIS, COLLISION_ENABLED, DISABLE_GRAVITY, LINEAR_DAMPING, SELF_COLLISION,
+    SELF_COLLISION_FILTER_DISTANCE, SELF_COLLISION_FILTER_POSE, SIM_APIS,
 };
 use crate::schema::physx_legacy::{self, LegacyKind};
 use crate::stage::attribute_values::{self, check_indices};
@@ -180,7 +180,7 @@ pub(crate) fn scan(ctx: &mut Ctx, prims: &[PrimInfo]) -> Result<BodyScan, Import
                 continue;
             }
             let collision = p.has_api("PhysicsCollisionAPI")
-                && attribute_values::bool_value(ctx, &p.path, "physics:collisionEnabled")? != Some(false);
+                && attribute_values::bool_value(ctx, &p.path, COLLISION_ENABLED)? != Some(false);
             embedded.push((k, collision));
         }
         bodies.push(FoundBody {
@@ -360,6 +360,15 @@ pub(crate) fn read(
         body.self_collision_filter_pose = filter.iter().map(to_world).collect();
     }
     body.self_collision = attribute_values::bool_value(ctx, &found.root, SELF_COLLISION)? == Some(true);
+    if let Some(c) = attribute_values::f64_value(ctx, &found.root, LINEAR_DAMPING)? {
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(ImportError::Invalid {
+                at: ctx.prop_loc(&found.root, LINEAR_DAMPING),
+                reason: format!("must be a finite, non-negative rate (1/s), found {c}"),
+            });
+        }
+        body.velocity_damping = c as f32;
+    }
     // PhysX applies no gravity at all to a body that disables it.
     if attribute_values::bool_value(ctx, &found.root, DISABLE_GRAVITY)? == Some(true) {
         body.gravity = Some(Vec3::ZERO);

@@ -7,7 +7,7 @@ use usdsim_core::{Collider, ColliderShape};
 
 use crate::error::ImportError;
 use crate::read::material_binding;
-use crate::schema::names::RIGID_BODY_API;
+use crate::schema::names::{COLLISION_ENABLED, RIGID_BODY_API};
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -31,7 +31,7 @@ pub(crate) fn read_all(
         if rigid_roots.iter().any(|root| prim.path.has_prefix(root)) {
             continue;
         }
-        if attribute_values::bool_value(ctx, &prim.path, "physics:collisionEnabled")? == Some(false) {
+        if attribute_values::bool_value(ctx, &prim.path, COLLISION_ENABLED)? == Some(false) {
             continue;
         }
         if let Some(collider) = read_one(ctx, prim, xforms)? {

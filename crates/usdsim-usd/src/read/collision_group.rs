@@ -33,6 +33,7 @@ use openusd::sdf;
 use usdsim_core::{surface_triangles, CollisionObject, ElementFilter, Scene};
 
 use crate::error::ImportError;
+use crate::schema::attachment::{FILTER_ENABLED, GROUP_COUNTS, GROUP_INDICES, SRC};
 use crate::stage::attribute_values::{self, checked_index};
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -325,12 +326,12 @@ fn element_filters(
     'filters: for prim in prims {
         let Some(ns) = element_filter_namespace(&prim.type_name) else { continue };
         let path = &prim.path;
-        if attribute_values::bool_value(ctx, path, &format!("{ns}:filterEnabled"))? == Some(false) {
+        if attribute_values::bool_value(ctx, path, &format!("{ns}:{FILTER_ENABLED}"))? == Some(false) {
             continue;
         }
         let mut sides = [CollisionObject::Body(BodyId(0)); 2];
         for (k, side) in sides.iter_mut().enumerate() {
-            let rel = format!("{ns}:src{k}");
+            let rel = format!("{ns}:{SRC}{k}");
             let Some(target) = targets(ctx, path, &rel)?.into_iter().next() else {
                 ctx.warn("IM050", path, Some(&rel), "no target; element filter ignored");
                 continue 'filters;
@@ -348,8 +349,8 @@ fn element_filters(
             };
             *side = object;
         }
-        let counts_name = |k: usize| format!("{ns}:groupElemCounts{k}");
-        let indices_name = |k: usize| format!("{ns}:groupElemIndices{k}");
+        let counts_name = |k: usize| format!("{ns}:{GROUP_COUNTS}{k}");
+        let indices_name = |k: usize| format!("{ns}:{GROUP_INDICES}{k}");
         let counts = [uint_array(ctx, path, &counts_name(0))?, uint_array(ctx, path, &counts_name(1))?];
         let indices = [uint_array(ctx, path, &indices_name(0))?, uint_array(ctx, path, &indices_name(1))?];
         if !counts[0].is_empty() && !counts[1].is_empty() && counts[0].len() != counts[1].len() {

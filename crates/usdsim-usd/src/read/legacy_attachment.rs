@@ -10,8 +10,8 @@
 use glam::{DMat4, Vec3};
 use openusd::sdf;
 use usdsim_core::{
-    surface_triangles, Body, BodyId, BodyKind, ColliderId, CollisionObject, ElementFilter, ElementSet, Embedding,
-    FrameId, RigidId, Site,
+    signed_distances, surface_triangles, Body, BodyId, BodyKind, Collider, ColliderId, CollisionObject, ElementFilter,
+    ElementSet, Embedding, FrameId, RigidBody, RigidId, Site,
 };
 
 use crate::error::ImportError;
@@ -36,9 +36,34 @@ struct Actor {
     world: DMat4,
 }
 
+/// One legacy attachment as read: what `usdsim upgrade` re-expresses in OmniPhysics.
+#[derive(Clone, Debug)]
+pub(crate) struct LegacyAttachment {
+    /// The `PhysxPhysicsAttachment` prim.
+    pub prim: sdf::Path,
+    /// The deformable actor's prim and its sites.
+    pub body: (sdf::Path, Vec<Site>),
+    /// The other actor's prim (`None`: the world) and its side: sites when it is a
+    /// deformable body, else its points in its own local space.
+    pub other: (Option<sdf::Path>, OtherSide),
+    /// The element filter its `collisionFilterIndices` ask for, with the prims of its
+    /// two objects (`actor0`, `actor1`).
+    pub filter: Option<(ElementFilter, [sdf::Path; 2])>,
+}
+
+/// The non-first side of a [`LegacyAttachment`].
+#[derive(Clone, Debug)]
+pub(crate) enum OtherSide {
+    /// Another deformable body's sites.
+    Body(Vec<Site>),
+    /// Points in the actor's local space (world space for the world).
+    Local(Vec<Vec3>),
+}
+
 /// Reads every enabled `PhysxPhysicsAttachment` into `out`, and returns the element
-/// filters their `collisionFilterIndices` ask for. `lookup`, `bodies` and `rigid` are
-/// as [`attachment::read`] takes them; `colliders` names every static collider.
+/// filters their `collisionFilterIndices` ask for and what each attachment became. `lookup`, `bodies` and `rigid` are
+/// as [`attachment::read`] takes them; `colliders` and `rigid_bodies` are the scene's,
+/// whose geometry PhysX's auto attachments overlap.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read(
     ctx: &mut Ctx,
@@ -46,12 +71,14 @@ pub(crate) fn read(
     lookup: &[(sdf::Path, usize)],
     bodies: &[Body],
     rigid: &[(sdf::Path, DMat4)],
-    colliders: &[String],
+    colliders: &[Collider],
+    rigid_bodies: &[RigidBody],
     xforms: &mut XformCache,
     start: f64,
     out: &mut ReadAttachments,
-) -> Result<Vec<ElementFilter>, ImportError> {
+) -> Result<(Vec<ElementFilter>, Vec<LegacyAttachment>), ImportError> {
     let mut filters = Vec::new();
+    let mut records = Vec::new();
     for prim in prims.iter().filter(|p| p.type_name == names::PRIM_TYPE) {
         let path = &prim.path;
         if attribute_values::bool_value(ctx, path, names::ENABLED)? == Some(false) {
@@ -99,28 +126,55 @@ pub(crate) fn read(
                 continue;
             }
         };
+        let mut filter = filter(ctx, path, &actors, bodies, &colliders_names(colliders))?;
+        let filter_prims = [0, 1].map(|s| actors[s].path.clone().unwrap_or_else(sdf::Path::abs_root));
+        if points[0].is_empty() && prim.has_api(names::AUTO_API) {
+            // PhysX computes the points at load: every deformable vertex that overlaps the
+            // other actor at rest.
+            let Source::Body(b) = actors[order[0]].source else { unreachable!("the deformable side is first") };
+            let held = auto_vertices(ctx, path, &bodies[b], &actors[order[1]], bodies, colliders, rigid_bodies)?;
+            if held.is_empty() {
+                ctx.warn(
+                    "IM083",
+                    path,
+                    Some(names::AUTO_API),
+                    "PhysxAutoAttachmentAPI: no vertex of the deformable overlaps the other actor at rest; it attaches nothing",
+                );
+            } else {
+                let rest: Vec<glam::DVec3> =
+                    held.iter().map(|&v| bodies[b].rest_points[v as usize].as_dvec3()).collect();
+                for s in order {
+                    let local = actors[s].world.inverse();
+                    points[s] = rest.iter().map(|p| local.transform_point3(*p)).collect();
+                }
+                if filter.is_none() && attribute_values::bool_value(ctx, path, names::AUTO_FILTERING)? != Some(false) {
+                    filter = auto_filter(&actors, order, &bodies[b], &held, &colliders_names(colliders));
+                }
+            }
+        }
         if points[0].is_empty() {
-            let auto = prim.has_api(names::AUTO_API);
-            ctx.warn(
-                "IM083",
-                path,
-                Some(names::POINTS[0]),
-                if auto {
-                    "authors no points: PhysxAutoAttachmentAPI's points are computed by PhysX at load, which usdsim \
-                     does not do yet; compute them in Omniverse or Isaac Sim (they are saved in points0/points1)"
-                } else {
-                    "authors no points; it attaches nothing"
-                },
-            );
+            if !prim.has_api(names::AUTO_API) {
+                ctx.warn("IM083", path, Some(names::POINTS[0]), "authors no points; it attaches nothing");
+            }
         } else {
             let [a, b] = order.map(|s| sites(ctx, path, s, &actors[s], &points[s], bodies));
-            out.push(a?, b?, f32::INFINITY, 0.0);
+            let (a, b) = (a?, b?);
+            let [first, second] = order.map(|s| actors[s].path.clone());
+            let other = match actors[order[1]].source {
+                Source::Body(_) => OtherSide::Body(b.clone()),
+                _ => OtherSide::Local(points[order[1]].iter().map(|p| p.as_vec3()).collect()),
+            };
+            records.push(LegacyAttachment {
+                prim: path.clone(),
+                body: (first.unwrap_or_else(sdf::Path::abs_root), a.clone()),
+                other: (second, other),
+                filter: filter.clone().map(|f| (f, filter_prims)),
+            });
+            out.push(a, b, f32::INFINITY, 0.0);
         }
-        if let Some(filter) = filter(ctx, path, &actors, bodies, colliders)? {
-            filters.push(filter);
-        }
+        filters.extend(filter);
     }
-    Ok(filters)
+    Ok((filters, records))
 }
 
 /// The sites of `points` (actor `side`'s local space) on that actor.
@@ -190,6 +244,98 @@ fn body_sites(id: BodyId, body: &Body, points: &[Vec3]) -> Vec<Site> {
                 .collect()
         }
     }
+}
+
+/// The names of the static colliders (their prim paths).
+fn colliders_names(colliders: &[Collider]) -> Vec<String> {
+    colliders.iter().map(|c| c.name.clone()).collect()
+}
+
+/// The vertices of `body` that PhysX's auto attachment holds to `other`: those within
+/// `deformableVertexOverlapOffset` of (or inside) its geometry at rest: a static
+/// collider's or rigid body's shapes, or another body's tetrahedra.
+fn auto_vertices(
+    ctx: &mut Ctx,
+    path: &sdf::Path,
+    body: &Body,
+    other: &Actor,
+    bodies: &[Body],
+    colliders: &[Collider],
+    rigid_bodies: &[RigidBody],
+) -> Result<Vec<u32>, ImportError> {
+    if attribute_values::bool_value(ctx, path, names::AUTO_VERTEX)? == Some(false) {
+        return Ok(Vec::new());
+    }
+    let offset = attribute_values::f64_value(ctx, path, names::AUTO_VERTEX_OFFSET)?.unwrap_or(0.0).max(0.0) as f32;
+    let rest = &body.rest_points;
+    let scene_err = |e: usdsim_core::SceneError| ImportError::Invalid { at: ctx.prim_loc(path), reason: e.to_string() };
+    let mut nearest = vec![f32::INFINITY; rest.len()];
+    let mut take = |d: Vec<f32>| nearest.iter_mut().zip(d).for_each(|(n, d)| *n = n.min(d));
+    match other.source {
+        Source::Frame(_) => {
+            let Some(prim) = other.path.as_ref().map(|p| p.to_string()) else { return Ok(Vec::new()) };
+            let prefix = format!("{prim}/");
+            for c in colliders.iter().filter(|c| c.name == prim || c.name.starts_with(&prefix)) {
+                take(signed_distances(c, rest).map_err(scene_err)?);
+            }
+        }
+        Source::Rigid { index, .. } => {
+            let r = &rigid_bodies[index];
+            let to_body = r.rotation.inverse();
+            let local: Vec<Vec3> = rest.iter().map(|p| to_body * (*p - r.translation)).collect();
+            for s in &r.shapes {
+                let shape = Collider {
+                    name: r.name.clone(),
+                    shape: s.shape.clone(),
+                    translation: s.translation,
+                    rotation: s.rotation,
+                    friction: r.friction,
+                };
+                take(signed_distances(&shape, &local).map_err(scene_err)?);
+            }
+        }
+        Source::Body(b) => {
+            let holder = &bodies[b];
+            if holder.kind == BodyKind::Volume {
+                if let Embedding::Volume { weights, .. } =
+                    Embedding::volume(&holder.rest_points, &holder.rest_elements, rest)
+                {
+                    take(
+                        weights
+                            .iter()
+                            .map(|w| if w.iter().all(|x| *x >= -1e-5) { 0.0 } else { f32::INFINITY })
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    Ok((0..rest.len() as u32).filter(|&v| nearest[v as usize] <= offset).collect())
+}
+
+/// The filter PhysX's auto attachment makes: the triangles touching the held vertices
+/// do not collide with the other actor.
+fn auto_filter(
+    actors: &[Actor],
+    order: [usize; 2],
+    body: &Body,
+    held: &[u32],
+    colliders: &[String],
+) -> Option<ElementFilter> {
+    let triangles = match body.kind {
+        BodyKind::Surface => body.triangles.clone(),
+        BodyKind::Volume => surface_triangles(body),
+    };
+    let touching: Vec<u32> = triangles
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.iter().any(|v| held.contains(v)))
+        .map(|(i, _)| i as u32)
+        .collect();
+    let objects = [object(&actors[0], colliders)?, object(&actors[1], colliders)?];
+    let set = ElementSet::Some(touching);
+    let group = if order[0] == 0 { (set, ElementSet::All) } else { (ElementSet::All, set) };
+    Some(ElementFilter { objects, groups: vec![group] })
 }
 
 /// The collision object an actor is, when it can take part in a filter.

@@ -8,7 +8,7 @@ use usdsim_core::{ColliderShape, RigidBody, RigidShape};
 
 use crate::error::ImportError;
 use crate::read::collider;
-use crate::schema::names::RIGID_BODY_API;
+use crate::schema::names::{COLLISION_ENABLED, RIGID_BODY_API};
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
@@ -94,7 +94,7 @@ pub(crate) fn read_all(
             if owner != Some(&root) {
                 continue;
             }
-            if attribute_values::bool_value(ctx, &prim.path, "physics:collisionEnabled")? == Some(false) {
+            if attribute_values::bool_value(ctx, &prim.path, COLLISION_ENABLED)? == Some(false) {
                 continue;
             }
             let Some(c) = collider::read_one(ctx, prim, xforms)? else { continue };

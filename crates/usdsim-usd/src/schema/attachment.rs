@@ -11,6 +11,17 @@ pub(crate) const DIALECTS: [(&str, &str); 2] = [("OmniPhysics", "omniphysics"), 
 /// Prim type of an element collision filter, without its dialect prefix.
 pub(crate) const ELEMENT_FILTER: &str = "ElementCollisionFilter";
 
+/// `attachmentEnabled` (fallback true).
+pub(crate) const ATTACHMENT_ENABLED: &str = "attachmentEnabled";
+/// `filterEnabled` of an element filter (fallback true).
+pub(crate) const FILTER_ENABLED: &str = "filterEnabled";
+/// `srcN`: the relationship naming source N, without the N.
+pub(crate) const SRC: &str = "src";
+/// `groupElemCountsN`: an element filter's group sizes on side N, without the N.
+pub(crate) const GROUP_COUNTS: &str = "groupElemCounts";
+/// `groupElemIndicesN`: an element filter's grouped element indices, without the N.
+pub(crate) const GROUP_INDICES: &str = "groupElemIndices";
+
 /// `vtxIndicesSrcN`: vertex indices of a source body.
 pub(crate) const VTX_INDICES: &str = "vtxIndices";
 /// `triIndicesSrcN`: triangle indices of a source body.

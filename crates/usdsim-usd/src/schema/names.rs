@@ -39,6 +39,8 @@ pub(crate) fn body_api(dialect: Dialect) -> &'static str {
 
 /// UsdPhysics' collision API: on a simulation mesh it makes the body collide.
 pub(crate) const COLLISION_API: &str = "PhysicsCollisionAPI";
+/// The collision API's switch (fallback true).
+pub(crate) const COLLISION_ENABLED: &str = "physics:collisionEnabled";
 
 /// UsdShade's binding API, applied where a `material:binding` relationship is authored.
 pub(crate) const MATERIAL_BINDING_API: &str = "MaterialBindingAPI";
@@ -180,6 +182,9 @@ pub(crate) const DISABLE_GRAVITY: &str = "physxDeformableBody:disableGravity";
 /// self-collision filter pose never collide (stage units; `-inf`, its fallback, lets
 /// the simulation choose).
 pub(crate) const SELF_COLLISION_FILTER_DISTANCE: &str = "physxDeformableBody:selfCollisionFilterDistance";
+/// PhysX's per-vertex drag (`PhysxBaseDeformableBodyAPI`, 1/s, fallback 0): the current
+/// schema's spelling of the legacy `physxDeformable:vertexVelocityDamping`.
+pub(crate) const LINEAR_DAMPING: &str = "physxDeformableBody:linearDamping";
 
 /// An authored [`SELF_COLLISION_FILTER_DISTANCE`] as the simulation takes it (`None`: its
 /// own choice, for `-inf`), or what it should have been: one rule for the importer and

@@ -163,7 +163,12 @@ pub(crate) fn read_attributes() -> impl Iterator<Item = &'static str> {
             .flatten()
             .map(|a| a.name)
     });
-    body.into_iter().chain(COLLISION_MESH).chain(IGNORED_BODY_ATTRIBUTES.iter().map(|(n, _, _)| *n)).chain(materials)
+    let auto = [attachment::AUTO_VERTEX, attachment::AUTO_VERTEX_OFFSET, attachment::AUTO_FILTERING];
+    body.into_iter()
+        .chain(COLLISION_MESH)
+        .chain(IGNORED_BODY_ATTRIBUTES.iter().map(|(n, _, _)| *n))
+        .chain(materials)
+        .chain(auto)
 }
 
 impl LegacyKind {
@@ -217,6 +222,12 @@ pub(crate) mod attachment {
     pub const FILTER_GEOMETRY: &str = "Geometry";
     /// `PhysxAutoAttachmentAPI`: PhysX computes the attachment points itself.
     pub const AUTO_API: &str = "PhysxAutoAttachmentAPI";
+    /// Attach deformable vertices that overlap the other actor (fallback true).
+    pub const AUTO_VERTEX: &str = "physxAutoAttachment:enableDeformableVertexAttachments";
+    /// How far outside the other actor a vertex still counts as overlapping.
+    pub const AUTO_VERTEX_OFFSET: &str = "physxAutoAttachment:deformableVertexOverlapOffset";
+    /// Filter contacts between the attached region and the other actor (fallback true).
+    pub const AUTO_FILTERING: &str = "physxAutoAttachment:enableCollisionFiltering";
 }
 
 #[cfg(test)]
@@ -234,7 +245,8 @@ mod tests {
             return;
         };
         let mut names: Vec<&str> = read_attributes().collect();
-        names.extend([attachment::PRIM_TYPE, attachment::AUTO_API]);
+        names.extend([attachment::PRIM_TYPE, attachment::AUTO_API, attachment::AUTO_VERTEX]);
+        names.extend([attachment::AUTO_VERTEX_OFFSET, attachment::AUTO_FILTERING]);
         names.extend(BODY_APIS.iter().map(|(n, _)| *n));
         names.extend(MATERIAL_APIS);
         for name in names {

@@ -58,7 +58,8 @@ pub(crate) const UNSUPPORTED: [(Match, &str); 20] = [
 /// of the current schema and PhysX's material damping.
 pub(crate) fn mapped_physx_attributes() -> impl Iterator<Item = &'static str> {
     let legacy = physx_legacy::read_attributes();
-    let current = [names::SELF_COLLISION, names::SELF_COLLISION_FILTER_DISTANCE, names::DISABLE_GRAVITY];
+    let current =
+        [names::SELF_COLLISION, names::SELF_COLLISION_FILTER_DISTANCE, names::DISABLE_GRAVITY, names::LINEAR_DAMPING];
     let materials = [material::ELASTICITY_DAMPING.names[0], material::BEND_DAMPING.names[0]];
     legacy.chain(current).chain(materials)
 }

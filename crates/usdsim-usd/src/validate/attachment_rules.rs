@@ -9,7 +9,9 @@ use openusd::sdf;
 use super::body_rules::SoundBody;
 use super::mesh_rules::check_finite;
 use super::walk::Walk;
-use crate::schema::attachment::{split_type, AttachmentType, SourceKind, ATTACHMENT_TYPES, ELEMENT_FILTER};
+use crate::schema::attachment::{
+    split_type, AttachmentType, SourceKind, ATTACHMENT_TYPES, ELEMENT_FILTER, GROUP_COUNTS, GROUP_INDICES, SRC,
+};
 use crate::stage::attribute_values as av;
 
 /// What an index array indexes on its source.
@@ -90,7 +92,7 @@ pub(crate) fn check(walk: &mut Walk, bodies: &[SoundBody]) {
 fn sources(walk: &mut Walk, prim: &sdf::Path, ns: &str, bodies: &[SoundBody]) -> [Option<sdf::Path>; 2] {
     let mut out = [None, None];
     for (side, slot) in out.iter_mut().enumerate() {
-        let rel = format!("{ns}:src{side}");
+        let rel = format!("{ns}:{SRC}{side}");
         let targets = walk.targets(prim, &rel);
         if targets.len() != 1 {
             walk.report("DB401", prim, Some(&rel), format!("has {} targets; expected exactly one", targets.len()));
@@ -225,8 +227,8 @@ fn check_attachment(
 }
 
 fn check_filter(walk: &mut Walk, prim: &sdf::Path, ns: &str, sources: &[Option<sdf::Path>; 2]) {
-    let counts_name = |k: usize| format!("{ns}:groupElemCounts{k}");
-    let indices_name = |k: usize| format!("{ns}:groupElemIndices{k}");
+    let counts_name = |k: usize| format!("{ns}:{GROUP_COUNTS}{k}");
+    let indices_name = |k: usize| format!("{ns}:{GROUP_INDICES}{k}");
     let counts: Vec<Vec<i64>> =
         (0..2).map(|k| walk.read(prim, &counts_name(k), av::int_array).unwrap_or_default()).collect();
     let indices: Vec<Vec<i64>> =
