@@ -891,6 +891,42 @@ def legacy_belt_on_frame(nx=21, ny=5, auto=False):
     write(os.path.join("legacy", "belt_auto.usda" if auto else "belt_on_frame.usda"), text)
 
 
+def revolute_pendulum(length=0.5, radius=0.05, degrees=4):
+    """A UsdPhysics revolute joint from the world to a rigid ball: a compound pendulum."""
+    import math
+    t = math.radians(degrees)
+    pivot = (0.0, 0.0, 1.0)
+    bob = (length * math.sin(t), 0.0, 1.0 - length * math.cos(t))
+    doc = (
+        f"A {radius} m rigid ball (density 1000) on a PhysicsRevoluteJoint about Y, {length} m below a world pivot at "
+        f"z = 1, released {degrees} degrees from rest; a tiny tet elsewhere; Z-up, metres, gravity 9.81."
+    )
+    points, tets = corner_tet((-3, -3, 5), 0.1)
+    text = header(doc, end=96) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly") + "\n"
+    text += (
+        '    def Sphere "Bob" (\n'
+        '        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"]\n'
+        "    )\n    {\n"
+        "        float physics:density = 1000\n"
+        f"        double radius = {fmt(radius)}\n"
+        f"        double3 xformOp:translate = {vec(bob)}\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate"]\n'
+        "    }\n\n"
+        '    def PhysicsRevoluteJoint "Hinge"\n    {\n'
+        '        uniform token physics:axis = "Y"\n'
+        "        rel physics:body1 = </World/Bob>\n"
+        f"        point3f physics:localPos0 = {vec(pivot)}\n"
+        f"        point3f physics:localPos1 = {vec(tuple(p - b for p, b in zip(pivot, bob)))}\n"
+        "        quatf physics:localRot0 = (1, 0, 0, 0)\n"
+        "        quatf physics:localRot1 = (1, 0, 0, 0)\n"
+        "    }\n"
+    )
+    text += "}\n"
+    write("revolute_pendulum.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -914,3 +950,4 @@ if __name__ == "__main__":
     legacy_volume_on_ground(hung=True)
     legacy_belt_on_frame()
     legacy_belt_on_frame(auto=True)
+    revolute_pendulum()

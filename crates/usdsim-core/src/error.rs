@@ -72,6 +72,15 @@ pub enum SceneError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A joint that cannot be built: a side that is no rigid body, a frame or limit that
+    /// is not finite.
+    #[error("{joint}: invalid joint: {reason}")]
+    InvalidJoint {
+        /// Joint name (the importer uses the prim path).
+        joint: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A number is NaN or infinite where a finite value is required.
     #[error("{body}: {what} contains a non-finite value")]
     NonFinite {

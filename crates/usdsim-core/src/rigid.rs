@@ -20,10 +20,13 @@
 use crate::error::SceneError;
 use crate::mesh::parry_shape::parry_shape;
 use crate::scene::ColliderShape;
-use crate::scene::{Collider, RigidBody};
+use crate::scene::{Collider, Joint, JointAxis, JointKind, RigidBody, RigidId};
 use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
-use rapier3d::prelude::{ColliderBuilder, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, SharedShape};
+use rapier3d::prelude::{
+    ColliderBuilder, GenericJoint, GenericJointBuilder, JointAxesMask, JointAxis as RapierAxis, PhysicsWorld, Pose,
+    RigidBodyBuilder, RigidBodyHandle, RopeJointBuilder, SharedShape,
+};
 use std::sync::Arc;
 
 /// A rigid body's pose and mass during one substep, as the attachments see it.
@@ -117,9 +120,93 @@ fn shared_shape(shape: &ColliderShape) -> Result<(SharedShape, Quat), String> {
     })
 }
 
+/// The rotation taking a joint frame's X axis (rapier's principal joint axis) to `axis`.
+fn principal(axis: JointAxis) -> Quat {
+    match axis {
+        JointAxis::X => Quat::IDENTITY,
+        JointAxis::Y => Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        JointAxis::Z => Quat::from_rotation_y(-std::f32::consts::FRAC_PI_2),
+    }
+}
+
+/// Inserts `joints` into `world` as rapier impulse joints; a side with no body is held
+/// by one fixed body at the world's origin, made when first needed.
+fn add_joints(world: &mut PhysicsWorld, handles: &[RigidBodyHandle], joints: &[Joint]) -> Result<(), SceneError> {
+    let mut anchor: Option<RigidBodyHandle> = None;
+    for j in joints {
+        let invalid = |reason: String| SceneError::InvalidJoint { joint: j.name.clone(), reason };
+        if j.bodies.iter().all(Option::is_none) {
+            return Err(invalid("neither side is a rigid body".to_string()));
+        }
+        if !j.frames.iter().all(|(t, q)| t.is_finite() && q.is_finite()) {
+            return Err(invalid("a joint frame is not finite".to_string()));
+        }
+        let mut side = [RigidBodyHandle::invalid(); 2];
+        for (k, body) in j.bodies.iter().enumerate() {
+            side[k] = match body {
+                Some(RigidId(i)) => *handles.get(*i).ok_or_else(|| {
+                    invalid(format!("rigid body {i} does not exist ({} rigid bodies)", handles.len()))
+                })?,
+                None => *anchor.get_or_insert_with(|| world.insert_body(RigidBodyBuilder::fixed().build())),
+            };
+        }
+        let check = |limit: Option<[f32; 2]>| match limit {
+            Some([lo, hi]) if !(lo.is_finite() && hi.is_finite() && lo <= hi) => {
+                Err(invalid(format!("limits [{lo}, {hi}] are not a finite range")))
+            }
+            _ => Ok(limit),
+        };
+        let axis = match j.kind {
+            JointKind::Revolute { axis, .. } | JointKind::Prismatic { axis, .. } => principal(axis),
+            _ => Quat::IDENTITY,
+        };
+        let [f0, f1] = j.frames.map(|(t, q)| Pose::from_parts(t, q.normalize() * axis));
+        let generic = |locked: JointAxesMask| {
+            GenericJointBuilder::new(locked).local_frame1(f0).local_frame2(f1).contacts_enabled(j.collision_enabled)
+        };
+        let joint: GenericJoint = match j.kind {
+            JointKind::Fixed => generic(JointAxesMask::LOCKED_FIXED_AXES).build(),
+            JointKind::Spherical => generic(JointAxesMask::LOCKED_SPHERICAL_AXES).build(),
+            JointKind::Revolute { limit, .. } => {
+                let b = generic(JointAxesMask::LOCKED_REVOLUTE_AXES);
+                match check(limit)? {
+                    Some(l) => b.limits(RapierAxis::AngX, l).build(),
+                    None => b.build(),
+                }
+            }
+            JointKind::Prismatic { limit, .. } => {
+                let b = generic(JointAxesMask::LOCKED_PRISMATIC_AXES);
+                match check(limit)? {
+                    Some(l) => b.limits(RapierAxis::LinX, l).build(),
+                    None => b.build(),
+                }
+            }
+            JointKind::Distance { max } => {
+                if !(max.is_finite() && max >= 0.0) {
+                    return Err(invalid(format!("the longest distance {max} is not a finite length")));
+                }
+                RopeJointBuilder::new(max)
+                    .local_anchor1(j.frames[0].0)
+                    .local_anchor2(j.frames[1].0)
+                    .contacts_enabled(j.collision_enabled)
+                    .build()
+                    .into()
+            }
+        };
+        world.insert_impulse_joint(side[0], side[1], joint);
+    }
+    Ok(())
+}
+
 impl RigidWorld {
-    /// Builds the rapier world: `bodies` dynamic or kinematic, `colliders` fixed.
-    pub fn new(bodies: &[RigidBody], colliders: &[Collider], gravity: Vec3) -> Result<RigidWorld, SceneError> {
+    /// Builds the rapier world: `bodies` dynamic or kinematic, `colliders` fixed, and
+    /// `joints` as rapier's own impulse joints between them.
+    pub fn new(
+        bodies: &[RigidBody],
+        colliders: &[Collider],
+        joints: &[Joint],
+        gravity: Vec3,
+    ) -> Result<RigidWorld, SceneError> {
         let mut world = PhysicsWorld::new();
         world.gravity = gravity;
         let mut handles = Vec::with_capacity(bodies.len());
@@ -195,6 +282,7 @@ impl RigidWorld {
             handles.push(handle);
             kinematic.push(b.kinematic.then_some(KinematicMotion { start: (b.translation, b.rotation), target: None }));
         }
+        add_joints(&mut world, &handles, joints)?;
         let mut rigid = RigidWorld { world, handles, kinematic, states: Vec::new() };
         rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
         Ok(rigid)

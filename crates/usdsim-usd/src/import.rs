@@ -14,8 +14,8 @@ use crate::read::attachment::{FrameTrack, TrackTarget};
 use crate::read::legacy_attachment::LegacyAttachment;
 use crate::read::rigid_body::RigidPrim;
 use crate::read::{
-    attachment, body, collider, collision_group, embedded, kinematic, legacy_attachment, legacy_body, physics_scene,
-    rigid_body, unsupported,
+    attachment, body, collider, collision_group, embedded, joint, kinematic, legacy_attachment, legacy_body,
+    physics_scene, rigid_body, unsupported,
 };
 use crate::schema::physx_legacy::LegacyKind;
 use crate::stage::context::guard_reader;
@@ -151,6 +151,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<(Imported, Vec
         }
     }
     let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
+    scene.joints = joint::read_all(&mut ctx, prims, &rigid_worlds, &|path| scan.in_body(path), &mut xforms)?;
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let mut read =
         attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;

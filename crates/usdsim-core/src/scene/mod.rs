@@ -13,6 +13,7 @@ mod body;
 mod collider;
 mod collision_filter;
 mod ids;
+mod joint;
 mod material;
 mod rigid_body;
 
@@ -21,6 +22,7 @@ pub use body::{BendDefault, Body, BodyKind, LinkKinds, Model, Springs, BODY_MATE
 pub use collider::{Collider, ColliderShape};
 pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
 pub use ids::{BodyId, ColliderId, FrameId, RigidId};
+pub use joint::{Joint, JointAxis, JointKind};
 pub use material::{Material, MaterialSlot, Plasticity};
 pub use rigid_body::{RigidBody, RigidShape};
 
@@ -51,6 +53,8 @@ pub struct Scene {
     pub frames: Vec<Frame>,
     /// Rigid bodies, simulated with rapier3d (see `rigid.rs`).
     pub rigid_bodies: Vec<RigidBody>,
+    /// Joints between rigid bodies, simulated with rapier3d's joints.
+    pub joints: Vec<Joint>,
 }
 
 /// A collision or graphics mesh that follows a body's simulation mesh.

@@ -164,7 +164,7 @@ impl Solver {
         let (links, driven) = attachment::build(&scene, &ranges, &mut w, &mut x, &mut v)?;
         let attachment_frames =
             scene.frames.iter().map(|f| FrameMotion { start: f.world_from_local, target: None }).collect();
-        let rigid = RigidWorld::new(&scene.rigid_bodies, &scene.colliders, scene.gravity)?;
+        let rigid = RigidWorld::new(&scene.rigid_bodies, &scene.colliders, &scene.joints, scene.gravity)?;
         let mut sleeping = vec![None; scene.bodies.len()];
         let mut kinematic = Vec::new();
         for (b, body) in scene.bodies.iter().enumerate() {

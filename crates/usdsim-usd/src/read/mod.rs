@@ -8,6 +8,7 @@ pub(crate) mod body;
 pub(crate) mod collider;
 pub(crate) mod collision_group;
 pub(crate) mod embedded;
+pub(crate) mod joint;
 pub(crate) mod kinematic;
 pub(crate) mod legacy_attachment;
 pub(crate) mod legacy_body;

@@ -4,6 +4,7 @@
 pub(crate) mod attachment;
 pub(crate) mod declared_types;
 pub(crate) mod dialect;
+pub(crate) mod joint;
 pub(crate) mod material;
 pub(crate) mod names;
 pub(crate) mod physx_legacy;

@@ -1,0 +1,72 @@
+//! Joints between rigid bodies (UsdPhysics' joint prims), simulated by rapier3d's own
+//! impulse joints (`rigid.rs`): usdsim writes no joint solver.
+
+use glam::{Quat, Vec3};
+
+use super::RigidId;
+
+/// The joint's principal axis in its frames (UsdPhysics' `physics:axis`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointAxis {
+    /// The frame's X axis.
+    X,
+    /// The frame's Y axis.
+    Y,
+    /// The frame's Z axis.
+    Z,
+}
+
+impl JointAxis {
+    /// The axis as a unit vector of its frame.
+    pub fn unit(self) -> Vec3 {
+        match self {
+            JointAxis::X => Vec3::X,
+            JointAxis::Y => Vec3::Y,
+            JointAxis::Z => Vec3::Z,
+        }
+    }
+}
+
+/// What a joint leaves free, and its limits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointKind {
+    /// Nothing moves: the two frames stay together.
+    Fixed,
+    /// A hinge about `axis`; `limit` is `[lower, upper]` in radians.
+    Revolute {
+        /// The hinge axis.
+        axis: JointAxis,
+        /// Angle limits, radians.
+        limit: Option<[f32; 2]>,
+    },
+    /// A slider along `axis`; `limit` is `[lower, upper]` in stage units.
+    Prismatic {
+        /// The slide axis.
+        axis: JointAxis,
+        /// Travel limits, stage units.
+        limit: Option<[f32; 2]>,
+    },
+    /// A ball joint: the frames' origins stay together, every rotation is free.
+    Spherical,
+    /// The frames' origins stay at most `max` apart (a rope).
+    Distance {
+        /// The longest distance, stage units.
+        max: f32,
+    },
+}
+
+/// A joint between two rigid bodies, or a rigid body and the world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    /// A name for messages (the importer uses the prim path).
+    pub name: String,
+    /// The two bodies; `None` is the world.
+    pub bodies: [Option<RigidId>; 2],
+    /// Each side's joint frame: position and orientation in that body's frame (its
+    /// origin and orientation, as [`crate::RigidBody`] places it), or in the world.
+    pub frames: [(Vec3, Quat); 2],
+    /// What it leaves free.
+    pub kind: JointKind,
+    /// Whether the two bodies still collide with each other (UsdPhysics' fallback: no).
+    pub collision_enabled: bool,
+}

@@ -1,0 +1,189 @@
+//! UsdPhysics joints on rapier3d's joints, against mechanics: a revolute pendulum's
+//! small-angle period, a prismatic slider that moves along its axis only, limits that
+//! stop the motion, a fixed-jointed frame that stays rigid, a rope's length.
+
+use glam::{Quat, Vec3};
+use usdsim_core::{
+    ColliderShape, Joint, JointAxis, JointKind, RigidBody, RigidId, RigidShape, Scene, Settings, Solver,
+};
+
+const G: f32 = 9.81;
+
+fn ball(name: &str, at: Vec3, radius: f32) -> RigidBody {
+    let shape =
+        RigidShape { shape: ColliderShape::Sphere { radius }, translation: Vec3::ZERO, rotation: Quat::IDENTITY };
+    RigidBody::new(name, at, vec![shape], 1000.0)
+}
+
+fn boxed(name: &str, at: Vec3, half: Vec3) -> RigidBody {
+    let shape = RigidShape {
+        shape: ColliderShape::Cuboid { half_extents: half },
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+    };
+    RigidBody::new(name, at, vec![shape], 1000.0)
+}
+
+/// A joint from the world at `anchor` (world frame, axis rotation `rot`) to `body`,
+/// whose frame sits at `at` with identity orientation.
+fn to_world(kind: JointKind, anchor: Vec3, rot: Quat, at: Vec3) -> Joint {
+    Joint {
+        name: "/joint".into(),
+        bodies: [None, Some(RigidId(0))],
+        frames: [(anchor, rot), (anchor - at, rot)],
+        kind,
+        collision_enabled: false,
+    }
+}
+
+fn solver(rigid_bodies: Vec<RigidBody>, joints: Vec<Joint>) -> Solver {
+    let scene = Scene { gravity: Vec3::new(0.0, 0.0, -G), rigid_bodies, joints, ..Default::default() };
+    Solver::new(scene, Settings::default()).unwrap()
+}
+
+/// Times of the upward zero crossings of `x`, linearly interpolated.
+fn crossings(samples: &[(f32, f32)]) -> Vec<f32> {
+    samples
+        .windows(2)
+        .filter(|w| w[0].1 < 0.0 && w[1].1 >= 0.0)
+        .map(|w| w[0].0 + (w[1].0 - w[0].0) * (-w[0].1 / (w[1].1 - w[0].1)))
+        .collect()
+}
+
+#[test]
+fn a_revolute_pendulum_swings_with_the_compound_pendulum_period() {
+    let (l, r, theta) = (0.5f32, 0.05f32, 4f32.to_radians());
+    let at = Vec3::new(l * theta.sin(), 0.0, -l * theta.cos());
+    let mut s = solver(
+        vec![ball("/bob", at, r)],
+        vec![to_world(JointKind::Revolute { axis: JointAxis::Y, limit: None }, Vec3::ZERO, Quat::IDENTITY, at)],
+    );
+    let dt = s.settings().frame_dt;
+    let mut samples = Vec::new();
+    for k in 1..=240 {
+        s.step_frame();
+        samples.push((k as f32 * dt, s.rigid_pose(RigidId(0)).0.x));
+    }
+    // I about the pivot = m L² + 2/5 m r²: T = 2π √(I / (m g L)).
+    let expected = std::f32::consts::TAU * ((l * l + 0.4 * r * r) / (G * l)).sqrt();
+    let ups = crossings(&samples);
+    assert!(ups.len() >= 5, "it did not swing: {ups:?}");
+    let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f32;
+    assert!((period - expected).abs() < 0.01 * expected, "period {period} s, expected {expected} s");
+    // The pivot holds: the bob stays L from it.
+    let d = s.rigid_pose(RigidId(0)).0.length();
+    assert!((d - l).abs() < 1e-3 * l, "the bob is {d} from the pivot");
+}
+
+#[test]
+fn a_prismatic_slider_falls_along_its_axis_only_and_its_limit_stops_it() {
+    // A slide axis 45° down in the XZ plane: gravity's component along it drives it.
+    let axis = Vec3::new(1.0, 0.0, -1.0).normalize();
+    let rot = Quat::from_rotation_arc(Vec3::X, axis);
+    let start = Vec3::new(0.0, 0.0, 1.0);
+    let travel = 0.3;
+    let mut s = solver(
+        vec![boxed("/slider", start, Vec3::splat(0.05))],
+        vec![to_world(JointKind::Prismatic { axis: JointAxis::X, limit: Some([-1.0, travel]) }, start, rot, start)],
+    );
+    let dt = s.settings().frame_dt;
+    let mut stopped = false;
+    for k in 1..=48 {
+        s.step_frame();
+        let (p, q) = s.rigid_pose(RigidId(0));
+        let along = (p - start).dot(axis);
+        let off = (p - start - axis * along).length();
+        assert!(off < 1e-4, "frame {k}: {off} m off the axis");
+        assert!(q.angle_between(Quat::IDENTITY) < 1e-3, "frame {k}: the slider turned");
+        assert!(along < travel + 2e-3, "frame {k}: slid {along} past its limit {travel}");
+        let t = k as f32 * dt;
+        let free = 0.5 * G * axis.dot(-Vec3::Z) * t * t;
+        // From frame 4 on, symplectic Euler's (n+1)/n lead over ½gt² is under 1 %.
+        if k >= 4 && free < travel * 0.9 {
+            assert!((along - free).abs() < 0.02 * free.max(1e-3), "frame {k}: slid {along}, frictionless {free}");
+        } else if free > travel * 1.5 {
+            stopped = true;
+            assert!((along - travel).abs() < 2e-3, "frame {k}: not held at the limit: {along}");
+        }
+    }
+    assert!(stopped, "the slider never reached its limit");
+}
+
+#[test]
+fn a_fixed_jointed_frame_stays_rigid_for_ten_seconds() {
+    // Three bars: the first welded to the world, the others welded to it in an L.
+    let bars = vec![
+        boxed("/a", Vec3::new(0.0, 0.0, 1.0), Vec3::new(0.25, 0.02, 0.02)),
+        boxed("/b", Vec3::new(0.27, 0.0, 0.75), Vec3::new(0.02, 0.02, 0.25)),
+        boxed("/c", Vec3::new(0.52, 0.0, 0.52), Vec3::new(0.25, 0.02, 0.02)),
+    ];
+    let weld = |a: Option<usize>, b: usize, at: Vec3, poses: &[Vec3]| Joint {
+        name: format!("/weld{b}"),
+        bodies: [a.map(RigidId), Some(RigidId(b))],
+        frames: [(a.map_or(at, |a| at - poses[a]), Quat::IDENTITY), (at - poses[b], Quat::IDENTITY)],
+        kind: JointKind::Fixed,
+        collision_enabled: false,
+    };
+    let poses: Vec<Vec3> = bars.iter().map(|b| b.translation).collect();
+    let joints = vec![
+        weld(None, 0, Vec3::new(-0.25, 0.0, 1.0), &poses),
+        weld(Some(0), 1, Vec3::new(0.27, 0.0, 1.0), &poses),
+        weld(Some(1), 2, Vec3::new(0.27, 0.0, 0.52), &poses),
+    ];
+    let mut s = solver(bars, joints);
+    for _ in 0..240 {
+        s.step_frame();
+    }
+    for (i, start) in poses.iter().enumerate() {
+        let (p, q) = s.rigid_pose(RigidId(i));
+        // A cantilevered frame of rigid bars sags only by the joints' own compliance.
+        assert!(p.distance(*start) < 5e-3, "bar {i} moved {} m", p.distance(*start));
+        assert!(q.angle_between(Quat::IDENTITY) < 1e-2, "bar {i} turned {} rad", q.angle_between(Quat::IDENTITY));
+    }
+}
+
+#[test]
+fn a_revolute_limit_stops_the_swing_and_a_rope_holds_its_length() {
+    // A bar hinged at one end, level, allowed down 30° only.
+    let at = Vec3::new(0.25, 0.0, 1.0);
+    let limit = 30f32.to_radians();
+    let hinge = to_world(
+        JointKind::Revolute { axis: JointAxis::Y, limit: Some([-limit, limit]) },
+        Vec3::new(0.0, 0.0, 1.0),
+        Quat::IDENTITY,
+        at,
+    );
+    let mut s = solver(vec![boxed("/bar", at, Vec3::new(0.25, 0.02, 0.02))], vec![hinge]);
+    for _ in 0..48 {
+        s.step_frame();
+    }
+    let (_, q) = s.rigid_pose(RigidId(0));
+    let (axis, angle) = q.to_axis_angle();
+    assert!(axis.y.abs() > 0.99, "it turned about {axis}");
+    assert!((angle - limit).abs() < 0.02, "held at {} deg, the limit is 30", angle.to_degrees());
+
+    // A ball on a 0.4 m rope from a point 0.3 m above it: it falls until taut.
+    let at = Vec3::new(0.0, 0.0, 0.7);
+    let rope = to_world(JointKind::Distance { max: 0.4 }, Vec3::new(0.0, 0.0, 1.0), Quat::IDENTITY, at);
+    let rope = Joint { frames: [(Vec3::new(0.0, 0.0, 1.0), Quat::IDENTITY), (Vec3::ZERO, Quat::IDENTITY)], ..rope };
+    let mut s = solver(vec![ball("/ball", at, 0.03)], vec![rope]);
+    for _ in 0..48 {
+        s.step_frame();
+    }
+    let d = s.rigid_pose(RigidId(0)).0.distance(Vec3::new(0.0, 0.0, 1.0));
+    assert!((d - 0.4).abs() < 5e-3, "the rope is {d} m long");
+}
+
+#[test]
+fn a_joint_to_nothing_is_refused() {
+    let j = Joint {
+        name: "/loose".into(),
+        bodies: [None, None],
+        frames: [(Vec3::ZERO, Quat::IDENTITY); 2],
+        kind: JointKind::Fixed,
+        collision_enabled: false,
+    };
+    let scene = Scene { rigid_bodies: vec![ball("/b", Vec3::ZERO, 0.1)], joints: vec![j], ..Default::default() };
+    let err = Solver::new(scene, Settings::default()).err().expect("refused");
+    assert!(err.to_string().contains("/loose"), "{err}");
+}

@@ -1,0 +1,65 @@
+//! UsdPhysics joints (`UsdPhysics` schema, `PhysicsJoint` and its typed subclasses) in
+//! one table: the prim types usdsim simulates on rapier3d's joints and their
+//! attributes. The importer (`read/joint.rs`) reads these names and no others; the rest
+//! of the joint family is named unsimulated in `schema/unsupported.rs`.
+
+use usdsim_core::JointAxis;
+
+/// The joint prim types usdsim simulates, and what each leaves free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JointType {
+    /// `PhysicsFixedJoint`.
+    Fixed,
+    /// `PhysicsRevoluteJoint`: a hinge about `physics:axis`.
+    Revolute,
+    /// `PhysicsPrismaticJoint`: a slider along `physics:axis`.
+    Prismatic,
+    /// `PhysicsSphericalJoint`: a ball joint.
+    Spherical,
+    /// `PhysicsDistanceJoint`: at most `physics:maxDistance` apart.
+    Distance,
+}
+
+/// `(prim type, kind)` of every simulated joint.
+pub(crate) const JOINT_TYPES: [(&str, JointType); 5] = [
+    ("PhysicsFixedJoint", JointType::Fixed),
+    ("PhysicsRevoluteJoint", JointType::Revolute),
+    ("PhysicsPrismaticJoint", JointType::Prismatic),
+    ("PhysicsSphericalJoint", JointType::Spherical),
+    ("PhysicsDistanceJoint", JointType::Distance),
+];
+
+/// The two bodies (a missing one is the world).
+pub(crate) const BODIES: [&str; 2] = ["physics:body0", "physics:body1"];
+/// The joint frame's position in each body prim's local space.
+pub(crate) const LOCAL_POS: [&str; 2] = ["physics:localPos0", "physics:localPos1"];
+/// The joint frame's orientation in each body prim's local space.
+pub(crate) const LOCAL_ROT: [&str; 2] = ["physics:localRot0", "physics:localRot1"];
+/// `X`, `Y` or `Z` (fallback `X`).
+pub(crate) const AXIS: &str = "physics:axis";
+/// Revolute: degrees; prismatic: stage units; `-inf`/`inf` (the fallbacks): no limit.
+pub(crate) const LOWER_LIMIT: &str = "physics:lowerLimit";
+/// See [`LOWER_LIMIT`].
+pub(crate) const UPPER_LIMIT: &str = "physics:upperLimit";
+/// Fallback true.
+pub(crate) const ENABLED: &str = "physics:jointEnabled";
+/// Whether the two bodies collide with each other (fallback false).
+pub(crate) const COLLISION_ENABLED: &str = "physics:collisionEnabled";
+/// Breaking thresholds (fallback inf: never breaks); not simulated yet.
+pub(crate) const BREAK: [&str; 2] = ["physics:breakForce", "physics:breakTorque"];
+/// Spherical cone limits, degrees (fallback -1: none); not simulated yet.
+pub(crate) const CONE_LIMITS: [&str; 2] = ["physics:coneAngle0Limit", "physics:coneAngle1Limit"];
+/// Distance limits, stage units (fallback -1: none).
+pub(crate) const MIN_DISTANCE: &str = "physics:minDistance";
+/// See [`MIN_DISTANCE`].
+pub(crate) const MAX_DISTANCE: &str = "physics:maxDistance";
+
+/// `physics:axis`'s token as an axis.
+pub(crate) fn axis(token: &str) -> Option<JointAxis> {
+    match token {
+        "X" => Some(JointAxis::X),
+        "Y" => Some(JointAxis::Y),
+        "Z" => Some(JointAxis::Z),
+        _ => None,
+    }
+}

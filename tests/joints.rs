@@ -1,0 +1,76 @@
+//! UsdPhysics joints from a USD file, simulated and baked: a revolute pendulum swings
+//! with the compound pendulum's period about its world pivot, and what usdsim does not
+//! simulate of a joint is named.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bake, temp_dir, testdata, usdsim, LayerFile};
+use glam::DVec3;
+use openusd::sdf;
+
+const BOB: &str = "/World/Bob";
+
+/// The baked `xformOp:translate` samples of `prim`.
+fn translates(path: &Path, prim: &str) -> Vec<(f64, DVec3)> {
+    LayerFile::open(path)
+        .raw_samples(prim, "xformOp:translate")
+        .into_iter()
+        .map(|(t, v)| match v {
+            sdf::Value::Vec3d(v) => (t, DVec3::new(v.x, v.y, v.z)),
+            other => panic!("xformOp:translate at {t}: expected a double3, found {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_revolute_pendulum_from_usd_swings_with_its_period_about_its_pivot() {
+    let dir = temp_dir();
+    let out = dir.path().join("pendulum.usdc");
+    let run = bake(&testdata("revolute_pendulum.usda"), &out, &["--frames", "96"]);
+    assert!(!run.stderr.contains("IM084"), "the joint is simulated, not named as skipped: {}", run.stderr);
+    let samples = translates(&out, BOB);
+    assert_eq!(samples.len(), 97);
+    let pivot = DVec3::new(0.0, 0.0, 1.0);
+    let (l, r) = (0.5, 0.05);
+    for (t, p) in &samples {
+        assert!(
+            ((*p - pivot).length() - l).abs() < 1e-3,
+            "at {t}: the bob is {} from the pivot",
+            (*p - pivot).length()
+        );
+        assert!(p.y.abs() < 1e-6, "at {t}: it left the hinge's plane ({})", p.y);
+    }
+    let ups: Vec<f64> = samples
+        .windows(2)
+        .filter(|w| w[0].1.x < 0.0 && w[1].1.x >= 0.0)
+        .map(|w| (w[0].0 + (w[1].0 - w[0].0) * (-w[0].1.x / (w[1].1.x - w[0].1.x))) / 24.0)
+        .collect();
+    assert!(ups.len() >= 2, "it did not swing: {ups:?}");
+    let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64;
+    let expected = std::f64::consts::TAU * ((l * l + 0.4 * r * r) / (9.81 * l)).sqrt();
+    assert!((period - expected).abs() < 0.01 * expected, "period {period} s, expected {expected} s");
+}
+
+#[test]
+fn what_a_joint_holds_that_usdsim_does_not_simulate_is_named() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("revolute_pendulum.usda")).unwrap();
+    let text = text.replace(
+        "        uniform token physics:axis = \"Y\"\n",
+        "        uniform token physics:axis = \"Y\"\n        float physics:breakForce = 50\n",
+    );
+    let file = dir.path().join("breakable.usda");
+    std::fs::write(&file, text).unwrap();
+    let run = usdsim([file.as_os_str(), "--frames=1".as_ref(), "-o".as_ref(), dir.path().join("o.usda").as_os_str()]);
+    run.assert_success();
+    assert!(run.stderr.contains("IM084") && run.stderr.contains("/World/Hinge.physics:breakForce"), "{}", run.stderr);
+
+    let bad = std::fs::read_to_string(&file).unwrap().replace("physics:axis = \"Y\"", "physics:axis = \"W\"");
+    std::fs::write(&file, bad).unwrap();
+    let run = usdsim([file.as_os_str(), "--frames=1".as_ref(), "-o".as_ref(), dir.path().join("p.usda").as_os_str()]);
+    run.assert_no_panic();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("/World/Hinge.physics:axis"), "{}", run.stderr);
+}
