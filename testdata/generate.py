@@ -927,6 +927,51 @@ def revolute_pendulum(length=0.5, radius=0.05, degrees=4):
     write("revolute_pendulum.usda", text)
 
 
+def driven_hinge():
+    """A rigid bar on a PhysicsRevoluteJoint about Z with an acceleration drive whose
+    targetPosition is time-sampled (0 degrees at frame 0, 45 at frame 24): the way a
+    gripper or a door is driven from USD."""
+    import math
+    omega, zeta = 2 * math.pi * 2, 0.7
+    doc = (
+        "A 0.5 m rigid bar (unit Cube scaled 0.5 x 0.04 x 0.04) hinged at its end about Z at z = 1, with "
+        "PhysicsDriveAPI:angular (acceleration, 2 Hz, damping ratio 0.7) driven from 0 to 45 degrees over frames 0-24; "
+        "a tiny tet elsewhere; Z-up, metres."
+    )
+    points, tets = corner_tet((-3, -3, 5), 0.1)
+    text = header(doc, end=72) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly") + "\n"
+    text += (
+        '    def Cube "Bar" (\n'
+        '        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"]\n'
+        "    )\n    {\n"
+        "        float physics:density = 1000\n"
+        "        double size = 1\n"
+        "        double3 xformOp:translate = (0.25, 0, 1)\n"
+        "        float3 xformOp:scale = (0.5, 0.04, 0.04)\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+        "    }\n\n"
+        '    def PhysicsRevoluteJoint "Hinge" (\n'
+        '        prepend apiSchemas = ["PhysicsDriveAPI:angular"]\n'
+        "    )\n    {\n"
+        '        uniform token physics:axis = "Z"\n'
+        "        rel physics:body1 = </World/Bar>\n"
+        "        point3f physics:localPos0 = (0, 0, 1)\n"
+        "        point3f physics:localPos1 = (-0.5, 0, 0)\n"
+        f"        float drive:angular:physics:damping = {fmt(round(2 * zeta * omega * math.pi / 180, 6))}\n"
+        f"        float drive:angular:physics:stiffness = {fmt(round(omega * omega * math.pi / 180, 6))}\n"
+        "        float drive:angular:physics:targetPosition.timeSamples = {\n"
+        "            0: 0,\n"
+        "            24: 45,\n"
+        "        }\n"
+        '        uniform token drive:angular:physics:type = "acceleration"\n'
+        "    }\n"
+    )
+    text += "}\n"
+    write("driven_hinge.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -951,3 +996,4 @@ if __name__ == "__main__":
     legacy_belt_on_frame()
     legacy_belt_on_frame(auto=True)
     revolute_pendulum()
+    driven_hinge()

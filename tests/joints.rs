@@ -74,3 +74,37 @@ fn what_a_joint_holds_that_usdsim_does_not_simulate_is_named() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("/World/Hinge.physics:axis"), "{}", run.stderr);
 }
+
+/// A drive whose target is time-sampled in USD (0° at frame 0, 45° at frame 24) turns
+/// the hinged bar after it, frame by frame, and holds it at 45°; the hinge stays put.
+#[test]
+fn a_time_sampled_drive_turns_a_hinge_to_its_target() {
+    let dir = temp_dir();
+    let out = dir.path().join("hinge.usdc");
+    let run = bake(&testdata("driven_hinge.usda"), &out, &["--frames", "72"]);
+    assert!(!run.stderr.contains("IM084"), "{}", run.stderr);
+    let layer = LayerFile::open(&out);
+    let angle = |t: f64| -> f64 {
+        let sample = layer.raw_samples("/World/Bar", "xformOp:orient").into_iter().find(|(s, _)| *s == t);
+        match sample {
+            Some((_, sdf::Value::Quatd(q))) => {
+                let q = glam::DQuat::from_xyzw(q.x, q.y, q.z, q.w);
+                let (axis, a) = q.to_axis_angle();
+                a.to_degrees() * axis.z.signum()
+            }
+            other => panic!("xformOp:orient at {t}: {other:?}"),
+        }
+    };
+    let translate = translates(&out, "/World/Bar");
+    for (t, p) in &translate {
+        let a = angle(*t).to_radians();
+        let hinge = *p - DVec3::new(0.25 * a.cos(), 0.25 * a.sin(), 0.0);
+        assert!((hinge - DVec3::new(0.0, 0.0, 1.0)).length() < 1e-3, "at {t}: the hinge moved to {hinge}");
+    }
+    // Following the ramp (45° over 24 frames), a little behind it, then held.
+    let ramp = angle(12.0);
+    assert!(ramp > 10.0 && ramp < 22.5, "at frame 12 the bar is at {ramp}°, the target 22.5°");
+    for t in [48.0, 72.0] {
+        assert!((angle(t) - 45.0).abs() < 0.5, "at frame {t} the bar is at {}°, the target 45°", angle(t));
+    }
+}

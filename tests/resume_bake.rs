@@ -88,6 +88,14 @@ fn legacy_physx_bakes_resume_byte_identical() {
     resumed_is_identical(&dir.path().join("cloth"), &testdata("legacy/cloth_on_ground.usda"), 12, 7, 4, &[]);
 }
 
+/// Joints and a drive with time-sampled targets (rapier's joints are in its snapshot;
+/// the targets come from the input every frame).
+#[test]
+fn a_driven_joint_resumes_byte_identical() {
+    let dir = temp_dir();
+    resumed_is_identical(dir.path(), &testdata("driven_hinge.usda"), 20, 11, 4, &[]);
+}
+
 /// `tet_cube_on_ground.usda` with a second cube, asleep on the ground under the first,
 /// which falls on it and wakes it at frame 9.
 fn sleeper_scene(dir: &Path) -> PathBuf {

@@ -41,8 +41,8 @@ pub use model::integrator::Integrator;
 pub use model::time_scheme::TimeScheme;
 pub use scene::{
     Attachment, BendDefault, Body, BodyId, BodyKind, Collider, ColliderId, ColliderShape, CollisionFilter,
-    CollisionObject, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, Joint, JointAxis, JointKind, LinkKinds,
-    Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidId, RigidShape, Scene, Site, Springs,
+    CollisionObject, Drive, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, Joint, JointAxis, JointKind,
+    LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidId, RigidShape, Scene, Site, Springs,
     BODY_MATERIAL,
 };
 pub use solver::{

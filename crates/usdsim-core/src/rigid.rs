@@ -24,8 +24,8 @@ use crate::scene::{Collider, Joint, JointAxis, JointKind, RigidBody, RigidId};
 use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::{
-    ColliderBuilder, GenericJoint, GenericJointBuilder, JointAxesMask, JointAxis as RapierAxis, PhysicsWorld, Pose,
-    RigidBodyBuilder, RigidBodyHandle, RopeJointBuilder, SharedShape,
+    ColliderBuilder, GenericJoint, GenericJointBuilder, ImpulseJointHandle, JointAxesMask, JointAxis as RapierAxis,
+    MotorModel, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, RopeJointBuilder, SharedShape,
 };
 use std::sync::Arc;
 
@@ -102,6 +102,12 @@ struct KinematicMotion {
 pub(crate) struct RigidWorld {
     world: PhysicsWorld,
     handles: Vec<RigidBodyHandle>,
+    /// Per scene joint, its rapier handle and the axis its drive acts on, if any.
+    joints: Vec<(ImpulseJointHandle, Option<RapierAxis>)>,
+    /// Drive targets set since the last substep, handed to rapier as the next substep
+    /// begins: like a kinematic target, a target is the input's, not part of the saved
+    /// state, so a resumed run matches an uninterrupted one byte for byte.
+    drive_targets: Vec<Option<(f32, f32)>>,
     kinematic: Vec<Option<KinematicMotion>>,
     /// Per rigid body, this substep's state (see the module docs).
     pub states: Vec<RigidState>,
@@ -129,10 +135,55 @@ fn principal(axis: JointAxis) -> Quat {
     }
 }
 
+/// A dynamic rigid body's mass properties (its frame's) and its pose at the start.
+struct Inertia {
+    mass: MassProperties,
+    at: (Vec3, Quat),
+}
+
+/// The inertia joint `j`'s free `axis` moves against at the start: for a hinge, each
+/// dynamic side's moment of inertia about the hinge line (parallel-axis theorem), for a
+/// slider its mass, the two sides combined as reduced inertia `1 / (1/I₀ + 1/I₁)`.
+fn effective_inertia(j: &Joint, axis: RapierAxis, inertia: &[Option<Inertia>]) -> f32 {
+    let principal = match j.kind {
+        JointKind::Revolute { axis, .. } | JointKind::Prismatic { axis, .. } => principal(axis),
+        _ => Quat::IDENTITY,
+    };
+    let mut inverse = 0.0f32;
+    for (body, (anchor, frame)) in j.bodies.iter().zip(&j.frames) {
+        let Some(Some(b)) = body.map(|RigidId(i)| inertia.get(i).and_then(|b| b.as_ref())) else { continue };
+        let (t, q) = b.at;
+        let m = &b.mass;
+        if axis == RapierAxis::LinX {
+            inverse += m.inv_mass;
+            continue;
+        }
+        let u = q * (frame.normalize() * principal * Vec3::X);
+        let r = (t + q * *anchor) - (t + q * m.local_com);
+        let rot = Mat3::from_quat(q);
+        let world = rot * m.reconstruct_inertia_matrix() * rot.transpose();
+        let about_hinge = u.dot(world * u) + m.mass() * r.cross(u).length_squared();
+        if about_hinge > 0.0 {
+            inverse += 1.0 / about_hinge;
+        }
+    }
+    if inverse > 0.0 {
+        1.0 / inverse
+    } else {
+        1.0
+    }
+}
+
 /// Inserts `joints` into `world` as rapier impulse joints; a side with no body is held
 /// by one fixed body at the world's origin, made when first needed.
-fn add_joints(world: &mut PhysicsWorld, handles: &[RigidBodyHandle], joints: &[Joint]) -> Result<(), SceneError> {
+fn add_joints(
+    world: &mut PhysicsWorld,
+    handles: &[RigidBodyHandle],
+    inertia: &[Option<Inertia>],
+    joints: &[Joint],
+) -> Result<Vec<(ImpulseJointHandle, Option<RapierAxis>)>, SceneError> {
     let mut anchor: Option<RigidBodyHandle> = None;
+    let mut out = Vec::with_capacity(joints.len());
     for j in joints {
         let invalid = |reason: String| SceneError::InvalidJoint { joint: j.name.clone(), reason };
         if j.bodies.iter().all(Option::is_none) {
@@ -164,22 +215,45 @@ fn add_joints(world: &mut PhysicsWorld, handles: &[RigidBodyHandle], joints: &[J
         let generic = |locked: JointAxesMask| {
             GenericJointBuilder::new(locked).local_frame1(f0).local_frame2(f1).contacts_enabled(j.collision_enabled)
         };
+        // The free axis a limit or a drive acts on.
+        let free = match j.kind {
+            JointKind::Revolute { limit, .. } => Some((RapierAxis::AngX, JointAxesMask::LOCKED_REVOLUTE_AXES, limit)),
+            JointKind::Prismatic { limit, .. } => Some((RapierAxis::LinX, JointAxesMask::LOCKED_PRISMATIC_AXES, limit)),
+            _ => None,
+        };
+        if j.drive.is_some() && free.is_none() {
+            return Err(invalid("a drive needs a revolute or prismatic joint's free axis".to_string()));
+        }
         let joint: GenericJoint = match j.kind {
             JointKind::Fixed => generic(JointAxesMask::LOCKED_FIXED_AXES).build(),
             JointKind::Spherical => generic(JointAxesMask::LOCKED_SPHERICAL_AXES).build(),
-            JointKind::Revolute { limit, .. } => {
-                let b = generic(JointAxesMask::LOCKED_REVOLUTE_AXES);
-                match check(limit)? {
-                    Some(l) => b.limits(RapierAxis::AngX, l).build(),
-                    None => b.build(),
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => {
+                let (axis, locked, limit) = free.expect("a revolute or prismatic joint");
+                let mut b = generic(locked);
+                if let Some(l) = check(limit)? {
+                    b = b.limits(axis, l);
                 }
-            }
-            JointKind::Prismatic { limit, .. } => {
-                let b = generic(JointAxesMask::LOCKED_PRISMATIC_AXES);
-                match check(limit)? {
-                    Some(l) => b.limits(RapierAxis::LinX, l).build(),
-                    None => b.build(),
+                if let Some(d) = j.drive {
+                    let numbers = [d.target_position, d.target_velocity, d.stiffness, d.damping];
+                    if !numbers.iter().all(|x| x.is_finite())
+                        || d.stiffness < 0.0
+                        || d.damping < 0.0
+                        || d.max_force.is_nan()
+                        || d.max_force < 0.0
+                    {
+                        return Err(invalid(format!("its drive is not finite and non-negative: {d:?}")));
+                    }
+                    // An acceleration drive is a force drive scaled by the joint's own
+                    // effective inertia about (or mass along) its axis at the start:
+                    // rapier's acceleration motor scales by the inertia at the centre of
+                    // mass, which is not the hinge's.
+                    let scale = if d.acceleration { effective_inertia(j, axis, inertia) } else { 1.0 };
+                    b = b
+                        .motor_model(axis, MotorModel::ForceBased)
+                        .set_motor(axis, d.target_position, d.target_velocity, d.stiffness * scale, d.damping * scale)
+                        .motor_max_force(axis, d.max_force);
                 }
+                b.build()
             }
             JointKind::Distance { max } => {
                 if !(max.is_finite() && max >= 0.0) {
@@ -193,9 +267,10 @@ fn add_joints(world: &mut PhysicsWorld, handles: &[RigidBodyHandle], joints: &[J
                     .into()
             }
         };
-        world.insert_impulse_joint(side[0], side[1], joint);
+        let handle = world.insert_impulse_joint(side[0], side[1], joint);
+        out.push((handle, j.drive.and(free.map(|(axis, _, _)| axis))));
     }
-    Ok(())
+    Ok(out)
 }
 
 impl RigidWorld {
@@ -211,6 +286,7 @@ impl RigidWorld {
         world.gravity = gravity;
         let mut handles = Vec::with_capacity(bodies.len());
         let mut kinematic = Vec::with_capacity(bodies.len());
+        let mut inertia = Vec::with_capacity(bodies.len());
         for c in colliders {
             let (shape, local) = shared_shape(&c.shape).map_err(|reason| SceneError::InvalidCollider {
                 collider: c.name.clone(),
@@ -273,6 +349,7 @@ impl RigidWorld {
                 .can_sleep(false)
                 .additional_mass_properties(mp)
                 .build();
+            inertia.push((!b.kinematic).then_some(Inertia { mass: mp, at: (b.translation, b.rotation.normalize()) }));
             let handle = world.insert_body(body);
             for (shape, shape_pose) in parts {
                 // Mass comes from the body's mass properties above, not from the colliders.
@@ -282,8 +359,9 @@ impl RigidWorld {
             handles.push(handle);
             kinematic.push(b.kinematic.then_some(KinematicMotion { start: (b.translation, b.rotation), target: None }));
         }
-        add_joints(&mut world, &handles, joints)?;
-        let mut rigid = RigidWorld { world, handles, kinematic, states: Vec::new() };
+        let joints = add_joints(&mut world, &handles, &inertia, joints)?;
+        let drive_targets = vec![None; joints.len()];
+        let mut rigid = RigidWorld { world, handles, joints, drive_targets, kinematic, states: Vec::new() };
         rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
         Ok(rigid)
     }
@@ -324,6 +402,44 @@ impl RigidWorld {
         Ok(())
     }
 
+    /// Moves joint `j`'s drive to `position` and `velocity` from the next substep on
+    /// (its stiffness and damping stay). False when `j` is no joint or has no drive.
+    pub fn set_drive_target(&mut self, j: usize, position: f32, velocity: f32) -> bool {
+        if !matches!(self.joints.get(j), Some((_, Some(_)))) {
+            return false;
+        }
+        self.drive_targets[j] = Some((position, velocity));
+        true
+    }
+
+    /// Hands the pending drive targets to rapier's joints.
+    fn apply_drive_targets(&mut self) {
+        for (j, target) in self.drive_targets.iter_mut().enumerate() {
+            let (Some((position, velocity)), (handle, Some(axis))) = (target.take(), self.joints[j]) else { continue };
+            let Some(joint) = self.world.impulse_joints.get_mut(handle, false) else { continue };
+            if let Some(motor) = joint.data.motor(axis).copied() {
+                joint.data.set_motor(axis, position, velocity, motor.stiffness, motor.damping);
+            }
+        }
+    }
+
+    /// Joint `j`'s coordinate on its free axis: the angle (radians) of a revolute
+    /// joint's second frame about the first's X axis, or a prismatic joint's travel.
+    pub fn joint_coordinate(&self, j: usize) -> Option<f32> {
+        let &(handle, _) = self.joints.get(j)?;
+        let joint = self.world.impulse_joints.get(handle)?;
+        let pose = |h: RigidBodyHandle, frame: &Pose| self.world.bodies.get(h).map(|b| *b.position() * *frame);
+        let a = pose(joint.body1(), &joint.data.local_frame1)?;
+        let b = pose(joint.body2(), &joint.data.local_frame2)?;
+        let rel = a.inverse() * b;
+        if joint.data.locked_axes.contains(JointAxesMask::LIN_X) {
+            let (axis, angle) = rel.rotation.to_axis_angle();
+            Some(if axis.x < 0.0 { -angle } else { angle })
+        } else {
+            Some(rel.translation.x)
+        }
+    }
+
     /// Number of rigid bodies.
     pub fn len(&self) -> usize {
         self.handles.len()
@@ -360,6 +476,7 @@ impl RigidWorld {
         if self.handles.is_empty() {
             return;
         }
+        self.apply_drive_targets();
         let before: Vec<(Vec3, Quat)> = self.states.iter().map(|s| (s.pos, s.rot)).collect();
         for (i, k) in self.kinematic.iter().enumerate() {
             let Some(KinematicMotion { start, target: Some(target) }) = k else { continue };

@@ -4,7 +4,7 @@
 
 use glam::{Quat, Vec3};
 use usdsim_core::{
-    ColliderShape, Joint, JointAxis, JointKind, RigidBody, RigidId, RigidShape, Scene, Settings, Solver,
+    ColliderShape, Drive, Joint, JointAxis, JointKind, RigidBody, RigidId, RigidShape, Scene, Settings, Solver,
 };
 
 const G: f32 = 9.81;
@@ -33,6 +33,7 @@ fn to_world(kind: JointKind, anchor: Vec3, rot: Quat, at: Vec3) -> Joint {
         frames: [(anchor, rot), (anchor - at, rot)],
         kind,
         collision_enabled: false,
+        drive: None,
     }
 }
 
@@ -123,6 +124,7 @@ fn a_fixed_jointed_frame_stays_rigid_for_ten_seconds() {
         frames: [(a.map_or(at, |a| at - poses[a]), Quat::IDENTITY), (at - poses[b], Quat::IDENTITY)],
         kind: JointKind::Fixed,
         collision_enabled: false,
+        drive: None,
     };
     let poses: Vec<Vec3> = bars.iter().map(|b| b.translation).collect();
     let joints = vec![
@@ -182,8 +184,69 @@ fn a_joint_to_nothing_is_refused() {
         frames: [(Vec3::ZERO, Quat::IDENTITY); 2],
         kind: JointKind::Fixed,
         collision_enabled: false,
+        drive: None,
     };
     let scene = Scene { rigid_bodies: vec![ball("/b", Vec3::ZERO, 0.1)], joints: vec![j], ..Default::default() };
     let err = Solver::new(scene, Settings::default()).err().expect("refused");
     assert!(err.to_string().contains("/loose"), "{err}");
+}
+
+/// An angular drive turns a hinged bar (no gravity) to its target with the response of
+/// the damped oscillator its stiffness and damping make: I θ'' = k (θt − θ) − c θ' for a
+/// force drive, θ'' = k (θt − θ) − c θ' for an acceleration drive.
+#[test]
+fn an_angular_drive_reaches_its_target_as_its_damped_oscillator_predicts() {
+    let half = Vec3::new(0.25, 0.02, 0.02);
+    let mass = 1000.0 * 8.0 * half.x * half.y * half.z;
+    // About the hinge at the bar's end: the centre's m (a² + b²)/3 plus m d².
+    let inertia = mass * (half.x * half.x + half.y * half.y) / 3.0 + mass * half.x * half.x;
+    let (omega, zeta, target) = (std::f32::consts::TAU, 0.2f32, 30f32.to_radians());
+    for acceleration in [false, true] {
+        let scale = if acceleration { 1.0 } else { inertia };
+        let drive = Drive {
+            target_position: target,
+            target_velocity: 0.0,
+            stiffness: scale * omega * omega,
+            damping: scale * 2.0 * zeta * omega,
+            max_force: f32::INFINITY,
+            acceleration,
+        };
+        let at = Vec3::new(half.x, 0.0, 0.0);
+        let hinge = Joint {
+            drive: Some(drive),
+            ..to_world(JointKind::Revolute { axis: JointAxis::Z, limit: None }, Vec3::ZERO, Quat::IDENTITY, at)
+        };
+        let scene = Scene { rigid_bodies: vec![boxed("/bar", at, half)], joints: vec![hinge], ..Default::default() };
+        let mut s = Solver::new(scene, Settings::default()).unwrap();
+        let dt = s.settings().frame_dt;
+        let wd = omega * (1.0 - zeta * zeta).sqrt();
+        let mut worst = 0.0f32;
+        // 4 s: the envelope e^(−ζωt) is down to 0.7 %.
+        for k in 1..=96 {
+            s.step_frame();
+            let t = k as f32 * dt;
+            let expected = target
+                * (1.0
+                    - (-zeta * omega * t).exp()
+                        * ((wd * t).cos() + zeta / (1.0 - zeta * zeta).sqrt() * (wd * t).sin()));
+            let angle = s.joint_coordinate(0).unwrap();
+            worst = worst.max((angle - expected).abs());
+            // The bar turns about the hinge, which stays put.
+            let (p, q) = s.rigid_pose(RigidId(0));
+            assert!((p - q * at).length() < 1e-3, "frame {k}: the hinge moved");
+        }
+        assert!(worst < 0.03 * target, "acceleration {acceleration}: {} rad off the oscillator", worst);
+        let last = s.joint_coordinate(0).unwrap();
+        assert!(
+            (last - target).abs() < 0.05 * target,
+            "acceleration {acceleration}: settled at {last}, target {target}"
+        );
+        // A new target moves it on.
+        s.set_joint_target(0, -target, 0.0).unwrap();
+        for _ in 0..96 {
+            s.step_frame();
+        }
+        let moved = s.joint_coordinate(0).unwrap();
+        assert!((moved + target).abs() < 0.05 * target, "acceleration {acceleration}: at {moved} after the new target");
+    }
 }

@@ -9,6 +9,7 @@ use usdsim_core::{BodyId, RigidId, SceneError, Solver};
 
 use crate::read::attachment::{FrameTrack, TrackTarget};
 use crate::read::embedded::EmbeddedPrim;
+use crate::read::joint::DriveTrack;
 use crate::read::kinematic::KinematicTrack;
 use crate::read::rigid_body::{pose_of, RigidPrim};
 use crate::schema::dialect::Dialect;
@@ -69,6 +70,8 @@ pub struct Binding {
     /// Animated attachment frames and kinematic rigid bodies: world transforms per time
     /// code (applied by [`Binding::apply_targets`]).
     pub tracks: Vec<FrameTrack>,
+    /// Joint drives with time-sampled targets (how a gripper closes).
+    pub drives: Vec<DriveTrack>,
 }
 
 impl Binding {
@@ -100,6 +103,10 @@ impl Binding {
         for track in &self.kinematic {
             let targets = track.at(time);
             solver.set_kinematic_targets(track.body, &targets)?;
+        }
+        for drive in &self.drives {
+            let (position, velocity) = drive.at(time);
+            solver.set_joint_target(drive.joint, position, velocity)?;
         }
         for track in &self.tracks {
             let m = track.at(time);

@@ -151,7 +151,9 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<(Imported, Vec
         }
     }
     let rigid_prims: Vec<RigidPrim> = rigid.iter().map(|r| r.prim.clone()).collect();
-    scene.joints = joint::read_all(&mut ctx, prims, &rigid_worlds, &|path| scan.in_body(path), &mut xforms)?;
+    let (joints, drive_tracks) =
+        joint::read_all(&mut ctx, prims, &rigid_worlds, &|path| scan.in_body(path), &mut xforms, info.start_time_code)?;
+    scene.joints = joints;
     scene.rigid_bodies = rigid.into_iter().map(|r| r.body).collect();
     let mut read =
         attachment::read(&mut ctx, prims, &lookup, &scene.bodies, &rigid_worlds, &mut xforms, info.start_time_code)?;
@@ -223,6 +225,7 @@ fn import_stage(input: &InputStage, start: Option<f64>) -> Result<(Imported, Vec
             rigid: rigid_prims,
             kinematic: kinematic_tracks,
             tracks,
+            drives: drive_tracks,
         },
         warnings: ctx.warnings,
     };

@@ -34,6 +34,7 @@ pub use import::{import, import_at, Imported};
 pub use preview_frames::{evenly_spaced, preview_frames, PreviewFrames, PreviewSurface, MAX_PREVIEW_FRAMES};
 pub use read::attachment::{FrameTrack, TrackTarget};
 pub use read::embedded::{EmbeddedPrim, FaceTopology};
+pub use read::joint::DriveTrack;
 pub use read::kinematic::KinematicTrack;
 pub use read::rigid_body::{pose_of as rigid_pose_of, OpPrecision, Precision, RigidPrim};
 pub use resume::ResumeError;

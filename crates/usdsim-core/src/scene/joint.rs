@@ -55,6 +55,27 @@ pub enum JointKind {
     },
 }
 
+/// A drive on a revolute or prismatic joint's free axis (UsdPhysics' `PhysicsDriveAPI`):
+/// it pushes with `stiffness·(target_position − q) + damping·(target_velocity − q̇)`,
+/// at most `max_force`, where `q` is the joint's angle (radians) or travel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drive {
+    /// Where it drives to: radians or stage units.
+    pub target_position: f32,
+    /// The speed it drives at: radians or stage units per second.
+    pub target_velocity: f32,
+    /// Per radian or stage unit: a torque or force (`acceleration` false), or an
+    /// acceleration.
+    pub stiffness: f32,
+    /// Per radian or stage unit per second, as `stiffness`.
+    pub damping: f32,
+    /// The largest force or torque it applies (`f32::INFINITY`: no cap).
+    pub max_force: f32,
+    /// UsdPhysics' `acceleration` drive: stiffness and damping scale with the inertia
+    /// (rapier's acceleration-based motor); else a force drive.
+    pub acceleration: bool,
+}
+
 /// A joint between two rigid bodies, or a rigid body and the world.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Joint {
@@ -69,4 +90,6 @@ pub struct Joint {
     pub kind: JointKind,
     /// Whether the two bodies still collide with each other (UsdPhysics' fallback: no).
     pub collision_enabled: bool,
+    /// A drive on the free axis of a revolute or prismatic joint.
+    pub drive: Option<Drive>,
 }

@@ -76,6 +76,29 @@ impl Solver {
         }
     }
 
+    /// Sets where joint `joint`'s drive (`Scene::joints`) drives to from now on: a
+    /// revolute joint's angle in radians or a prismatic joint's travel, and the speed.
+    pub fn set_joint_target(&mut self, joint: usize, position: f32, velocity: f32) -> Result<(), SceneError> {
+        if !(position.is_finite() && velocity.is_finite()) {
+            return Err(SceneError::NonFinite { body: format!("joint {joint}"), what: "drive target" });
+        }
+        if self.rigid.set_drive_target(joint, position, velocity) {
+            Ok(())
+        } else {
+            Err(SceneError::InvalidValue {
+                body: format!("joint {joint}"),
+                what: "drive target",
+                value: joint as f32,
+                expected: "a joint with a drive",
+            })
+        }
+    }
+
+    /// Joint `joint`'s angle (radians, revolute) or travel (prismatic) on its free axis.
+    pub fn joint_coordinate(&self, joint: usize) -> Option<f32> {
+        self.rigid.joint_coordinate(joint)
+    }
+
     /// Number of rigid bodies.
     pub fn rigid_count(&self) -> usize {
         self.rigid.len()

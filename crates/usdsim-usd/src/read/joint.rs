@@ -8,30 +8,65 @@
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::sdf;
-use usdsim_core::{Joint, JointKind, RigidId};
+use usdsim_core::{Drive, Joint, JointKind, RigidId};
 
 use crate::error::ImportError;
 use crate::read::rigid_body::pose_of;
 use crate::schema::joint::{
-    self as names, JointType, AXIS, BODIES, BREAK, COLLISION_ENABLED, CONE_LIMITS, ENABLED, JOINT_TYPES, LOCAL_POS,
-    LOCAL_ROT, LOWER_LIMIT, MAX_DISTANCE, MIN_DISTANCE, UPPER_LIMIT,
+    self as names, drive_attr, JointType, ACCELERATION, ANGULAR, AXIS, BODIES, BREAK, COLLISION_ENABLED, CONE_LIMITS,
+    DAMPING, DRIVE_API, DRIVE_TYPE, ENABLED, JOINT_TYPES, LINEAR, LOCAL_POS, LOCAL_ROT, LOWER_LIMIT, MAX_DISTANCE,
+    MAX_FORCE, MIN_DISTANCE, STIFFNESS, TARGET_POSITION, TARGET_VELOCITY, UPPER_LIMIT,
 };
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
 use crate::stage::prim_index::PrimInfo;
 use crate::stage::xform::XformCache;
 
-/// Reads every enabled joint of a simulated type. `rigid` lists the rigid body prims
-/// with their world transforms; `is_body` says whether a prim belongs to a deformable
-/// body (joints hold rigid bodies only).
+/// Most time codes sampled per animated drive target.
+const MAX_SAMPLES: usize = 100_000;
+
+/// A drive's time-sampled targets: `(position, velocity)` at time codes `start + k`, in
+/// the solver's units (radians, stage units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriveTrack {
+    /// The joint (index into `Scene::joints`).
+    pub joint: usize,
+    /// Time code of the first sample.
+    pub start: f64,
+    /// `(target position, target velocity)` per time code.
+    pub samples: Vec<(f32, f32)>,
+}
+
+impl DriveTrack {
+    /// The targets at `time`: exact at sampled time codes, linear in between, held
+    /// outside.
+    pub fn at(&self, time: f64) -> (f32, f32) {
+        let last = self.samples.len() - 1;
+        let t = (time - self.start).clamp(0.0, last as f64);
+        let k = (t.floor() as usize).min(last);
+        let f = (t - k as f64) as f32;
+        if f == 0.0 || k == last {
+            return self.samples[k];
+        }
+        let (a, b) = (self.samples[k], self.samples[k + 1]);
+        (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f)
+    }
+}
+
+/// Reads every enabled joint of a simulated type, and the time-sampled targets of
+/// their drives from time code `start` on. `rigid` lists the rigid body prims with
+/// their world transforms; `is_body` says whether a prim belongs to a deformable body
+/// (joints hold rigid bodies only).
 pub(crate) fn read_all(
     ctx: &mut Ctx,
     prims: &[PrimInfo],
     rigid: &[(sdf::Path, DMat4)],
     is_body: &dyn Fn(&sdf::Path) -> bool,
     xforms: &mut XformCache,
-) -> Result<Vec<Joint>, ImportError> {
+    start: f64,
+) -> Result<(Vec<Joint>, Vec<DriveTrack>), ImportError> {
     let mut joints = Vec::new();
+    let mut tracks = Vec::new();
     'joints: for prim in prims {
         let Some(&(type_name, kind)) = JOINT_TYPES.iter().find(|(t, _)| *t == prim.type_name) else { continue };
         let path = &prim.path;
@@ -126,9 +161,115 @@ pub(crate) fn read_all(
             }
         }
         let collision_enabled = attribute_values::bool_value(ctx, path, COLLISION_ENABLED)? == Some(true);
-        joints.push(Joint { name: path.to_string(), bodies, frames, kind, collision_enabled });
+        let (drive, track) = drive(ctx, prim, type_name, kind, joints.len(), start)?;
+        tracks.extend(track);
+        joints.push(Joint { name: path.to_string(), bodies, frames, kind, collision_enabled, drive });
     }
-    Ok(joints)
+    Ok((joints, tracks))
+}
+
+/// The drive of joint `index` (`PhysicsDriveAPI:angular` on a revolute joint,
+/// `:linear` on a prismatic one), in radians and stage units, with its time-sampled
+/// targets; other drive instances are named, not simulated.
+fn drive(
+    ctx: &mut Ctx,
+    prim: &PrimInfo,
+    type_name: &str,
+    kind: JointKind,
+    index: usize,
+    start: f64,
+) -> Result<(Option<Drive>, Option<DriveTrack>), ImportError> {
+    let path = &prim.path;
+    let (usable, degrees) = match kind {
+        JointKind::Revolute { .. } => (Some(ANGULAR), true),
+        JointKind::Prismatic { .. } => (Some(LINEAR), false),
+        _ => (None, false),
+    };
+    let mut found = None;
+    for instance in prim.instances(DRIVE_API) {
+        if Some(instance.as_str()) == usable {
+            found = usable;
+        } else {
+            ctx.warn(
+                "IM084",
+                path,
+                None,
+                format!("{DRIVE_API}:{instance} on a {type_name}: only its own axis's drive is simulated; ignored"),
+            );
+        }
+    }
+    let Some(instance) = found else { return Ok((None, None)) };
+    let name = |leaf: &str| drive_attr(instance, leaf);
+    // UsdPhysics' angular drives are per degree; the solver's per radian.
+    let to_rad = if degrees { std::f64::consts::PI / 180.0 } else { 1.0 };
+    let number = |ctx: &Ctx, leaf: &str, fallback: f64| -> Result<f64, ImportError> {
+        let attr = name(leaf);
+        match attribute_values::f64_value(ctx, path, &attr)? {
+            Some(v) if v.is_nan() => {
+                Err(ImportError::Invalid { at: ctx.prop_loc(path, &attr), reason: "is not a number".to_string() })
+            }
+            Some(v) => Ok(v),
+            None => Ok(fallback),
+        }
+    };
+    let stiffness = number(ctx, STIFFNESS, 0.0)?;
+    let damping = number(ctx, DAMPING, 0.0)?;
+    let max_force = number(ctx, MAX_FORCE, f64::INFINITY)?;
+    for (leaf, v) in [(STIFFNESS, stiffness), (DAMPING, damping), (MAX_FORCE, max_force)] {
+        if v < 0.0 || (leaf != MAX_FORCE && !v.is_finite()) {
+            return Err(ImportError::Invalid {
+                at: ctx.prop_loc(path, &name(leaf)),
+                reason: format!("must be a finite, non-negative number, found {v}"),
+            });
+        }
+    }
+    let acceleration = attribute_values::token_value(ctx, path, &name(DRIVE_TYPE))?.as_deref() == Some(ACCELERATION);
+    let targets = |ctx: &Ctx| -> Result<(f32, f32), ImportError> {
+        let p = number(ctx, TARGET_POSITION, 0.0)?;
+        let v = number(ctx, TARGET_VELOCITY, 0.0)?;
+        if !(p.is_finite() && v.is_finite()) {
+            return Err(ImportError::Invalid {
+                at: ctx.prop_loc(path, &name(TARGET_POSITION)),
+                reason: format!("the drive's targets ({p}, {v}) are not finite"),
+            });
+        }
+        Ok(((p * to_rad) as f32, (v * to_rad) as f32))
+    };
+    let (target_position, target_velocity) = targets(ctx)?;
+    let drive = Drive {
+        target_position,
+        target_velocity,
+        stiffness: (stiffness / to_rad) as f32,
+        damping: (damping / to_rad) as f32,
+        max_force: max_force as f32,
+        acceleration,
+    };
+    // Time-sampled targets: sampled at every time code from the start to the last.
+    let mut last: Option<f64> = None;
+    let handle = ctx.prim(path)?;
+    for leaf in [TARGET_POSITION, TARGET_VELOCITY] {
+        let attr = name(leaf);
+        let times = handle.attribute(&attr).time_sample_times().map_err(|e| ctx.query_err(path, Some(&attr), e))?;
+        if let Some(t) = times.into_iter().max_by(f64::total_cmp) {
+            last = Some(last.map_or(t, |l| l.max(t)));
+        }
+    }
+    let Some(last) = last.filter(|&l| l > start) else { return Ok((Some(drive), None)) };
+    let count = (((last - start).ceil() as usize) + 1).min(MAX_SAMPLES);
+    let saved = ctx.time;
+    let mut samples = Vec::with_capacity(count);
+    for k in 0..count {
+        ctx.time = start + k as f64;
+        match targets(ctx) {
+            Ok(s) => samples.push(s),
+            Err(e) => {
+                ctx.time = saved;
+                return Err(e);
+            }
+        }
+    }
+    ctx.time = saved;
+    Ok((Some(drive), Some(DriveTrack { joint: index, start, samples })))
 }
 
 /// What the joint of `kind` leaves free, with its limits; `None` (warned) for a joint

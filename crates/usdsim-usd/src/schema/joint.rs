@@ -54,6 +54,32 @@ pub(crate) const MIN_DISTANCE: &str = "physics:minDistance";
 /// See [`MIN_DISTANCE`].
 pub(crate) const MAX_DISTANCE: &str = "physics:maxDistance";
 
+/// UsdPhysics' multiple-apply drive API (`PhysicsDriveAPI:<instance>`).
+pub(crate) const DRIVE_API: &str = "PhysicsDriveAPI";
+/// The drive instance of a revolute joint's hinge.
+pub(crate) const ANGULAR: &str = "angular";
+/// The drive instance of a prismatic joint's slide.
+pub(crate) const LINEAR: &str = "linear";
+/// `force` (fallback) or `acceleration`.
+pub(crate) const DRIVE_TYPE: &str = "type";
+/// The `acceleration` token of [`DRIVE_TYPE`].
+pub(crate) const ACCELERATION: &str = "acceleration";
+/// Where the drive drives to: degrees (angular) or stage units (linear).
+pub(crate) const TARGET_POSITION: &str = "targetPosition";
+/// The speed it drives at: degrees or stage units per second.
+pub(crate) const TARGET_VELOCITY: &str = "targetVelocity";
+/// Per degree (angular) or stage unit (linear).
+pub(crate) const STIFFNESS: &str = "stiffness";
+/// Per degree or stage unit per second.
+pub(crate) const DAMPING: &str = "damping";
+/// The largest force or torque (fallback inf).
+pub(crate) const MAX_FORCE: &str = "maxForce";
+
+/// A drive attribute: `drive:<instance>:physics:<leaf>`.
+pub(crate) fn drive_attr(instance: &str, leaf: &str) -> String {
+    format!("drive:{instance}:physics:{leaf}")
+}
+
 /// `physics:axis`'s token as an axis.
 pub(crate) fn axis(token: &str) -> Option<JointAxis> {
     match token {

@@ -23,7 +23,7 @@ const PARTICLES: &str = "PhysX particles are not simulated";
 const TENDONS: &str = "tendons are not simulated";
 
 /// `(what, why it is not simulated)`.
-pub(crate) const UNSUPPORTED: [(Match, &str); 15] = [
+pub(crate) const UNSUPPORTED: [(Match, &str); 14] = [
     (Match::PrimType("PhysicsJoint"), JOINT),
     (Match::PrimType("PhysxPhysicsGearJoint"), JOINT),
     (Match::PrimType("PhysxPhysicsRackAndPinionJoint"), JOINT),
@@ -31,7 +31,6 @@ pub(crate) const UNSUPPORTED: [(Match, &str); 15] = [
         Match::Api("PhysicsArticulationRootAPI"),
         "articulations are not simulated yet: its links move as free rigid bodies",
     ),
-    (Match::Api("PhysicsDriveAPI"), "joint drives are not simulated yet"),
     (
         Match::PrimType("PhysxParticleSystem"),
         "PhysX particle systems (PBD particles, particle cloth) are not simulated",
