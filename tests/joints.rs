@@ -54,20 +54,33 @@ fn a_revolute_pendulum_from_usd_swings_with_its_period_about_its_pivot() {
 }
 
 #[test]
-fn what_a_joint_holds_that_usdsim_does_not_simulate_is_named() {
+fn a_joint_past_its_break_force_breaks_and_what_usdsim_does_not_simulate_is_named() {
     let dir = temp_dir();
     let text = std::fs::read_to_string(testdata("revolute_pendulum.usda")).unwrap();
+    // The bob weighs 5.1 N; a hinge that holds 1 N lets it go at once.
     let text = text.replace(
         "        uniform token physics:axis = \"Y\"\n",
-        "        uniform token physics:axis = \"Y\"\n        float physics:breakForce = 50\n",
+        "        uniform token physics:axis = \"Y\"\n        float physics:breakForce = 1\n",
+    );
+    let text = text.replace(
+        "def PhysicsRevoluteJoint \"Hinge\"\n",
+        "def PhysicsRevoluteJoint \"Hinge\" (\n        prepend apiSchemas = [\"PhysicsDriveAPI:rotX\"]\n    )\n",
     );
     let file = dir.path().join("breakable.usda");
-    std::fs::write(&file, text).unwrap();
-    let run = usdsim([file.as_os_str(), "--frames=1".as_ref(), "-o".as_ref(), dir.path().join("o.usda").as_os_str()]);
+    std::fs::write(&file, &text).unwrap();
+    let out = dir.path().join("o.usdc");
+    let run = usdsim([file.as_os_str(), "--frames=24".as_ref(), "-o".as_ref(), out.as_os_str()]);
     run.assert_success();
-    assert!(run.stderr.contains("IM084") && run.stderr.contains("/World/Hinge.physics:breakForce"), "{}", run.stderr);
+    assert!(run.stderr.contains("IM084") && run.stderr.contains("PhysicsDriveAPI:rotX"), "{}", run.stderr);
+    let (t, last) = *translates(&out, BOB).last().unwrap();
+    let pivot = DVec3::new(0.0, 0.0, 1.0);
+    assert!(
+        (last - pivot).length() > 4.0,
+        "at {t} the bob is {} from the pivot: the hinge held",
+        (last - pivot).length()
+    );
 
-    let bad = std::fs::read_to_string(&file).unwrap().replace("physics:axis = \"Y\"", "physics:axis = \"W\"");
+    let bad = text.replace("physics:axis = \"Y\"", "physics:axis = \"W\"");
     std::fs::write(&file, bad).unwrap();
     let run = usdsim([file.as_os_str(), "--frames=1".as_ref(), "-o".as_ref(), dir.path().join("p.usda").as_os_str()]);
     run.assert_no_panic();

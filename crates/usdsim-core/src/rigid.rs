@@ -104,6 +104,8 @@ pub(crate) struct RigidWorld {
     handles: Vec<RigidBodyHandle>,
     /// Per scene joint, its rapier handle and the axis its drive acts on, if any.
     joints: Vec<(ImpulseJointHandle, Option<RapierAxis>)>,
+    /// Per scene joint, the force and torque it breaks beyond.
+    break_at: Vec<[f32; 2]>,
     /// Drive targets set since the last substep, handed to rapier as the next substep
     /// begins: like a kinematic target, a target is the input's, not part of the saved
     /// state, so a resumed run matches an uninterrupted one byte for byte.
@@ -359,9 +361,11 @@ impl RigidWorld {
             handles.push(handle);
             kinematic.push(b.kinematic.then_some(KinematicMotion { start: (b.translation, b.rotation), target: None }));
         }
-        let joints = add_joints(&mut world, &handles, &inertia, joints)?;
+        let scene_joints = joints;
+        let joints = add_joints(&mut world, &handles, &inertia, scene_joints)?;
         let drive_targets = vec![None; joints.len()];
-        let mut rigid = RigidWorld { world, handles, joints, drive_targets, kinematic, states: Vec::new() };
+        let break_at = scene_joints.iter().map(|j| j.break_at).collect();
+        let mut rigid = RigidWorld { world, handles, joints, break_at, drive_targets, kinematic, states: Vec::new() };
         rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
         Ok(rigid)
     }
@@ -410,6 +414,36 @@ impl RigidWorld {
         }
         self.drive_targets[j] = Some((position, velocity));
         true
+    }
+
+    /// Breaks, for good, every joint whose last step took a force or torque beyond its
+    /// threshold (rapier's impulses over the step, linear then angular). A broken joint
+    /// stays in rapier's world disabled, so a resume keeps it broken.
+    fn break_overloaded(&mut self, dt: f32) {
+        let solver_steps = self.world.integration_parameters.num_solver_iterations.max(1) as f32;
+        for (&(handle, _), &[force, torque]) in self.joints.iter().zip(&self.break_at) {
+            if force.is_infinite() && torque.is_infinite() {
+                continue;
+            }
+            let Some(joint) = self.world.impulse_joints.get_mut(handle, false) else { continue };
+            if !joint.data.is_enabled() {
+                continue;
+            }
+            // Rapier writes back the impulse of its last internal substep, of dt / n.
+            let i = joint.impulses;
+            let h = dt / solver_steps;
+            let linear = Vec3::new(i[0], i[1], i[2]).length() / h;
+            let angular = Vec3::new(i[3], i[4], i[5]).length() / h;
+            if linear > force || angular > torque {
+                joint.data.set_enabled(false);
+            }
+        }
+    }
+
+    /// Whether joint `j` has broken.
+    pub fn joint_broken(&self, j: usize) -> bool {
+        let Some(&(handle, _)) = self.joints.get(j) else { return false };
+        self.world.impulse_joints.get(handle).is_some_and(|joint| !joint.data.is_enabled())
     }
 
     /// Hands the pending drive targets to rapier's joints.
@@ -488,6 +522,7 @@ impl RigidWorld {
         }
         self.world.integration_parameters.dt = dt;
         self.world.step();
+        self.break_overloaded(dt);
         for (i, prev) in before.into_iter().enumerate() {
             let mut s = self.state(i);
             (s.prev_pos, s.prev_rot) = prev;

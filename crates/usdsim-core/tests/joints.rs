@@ -34,6 +34,7 @@ fn to_world(kind: JointKind, anchor: Vec3, rot: Quat, at: Vec3) -> Joint {
         kind,
         collision_enabled: false,
         drive: None,
+        break_at: [f32::INFINITY; 2],
     }
 }
 
@@ -125,6 +126,7 @@ fn a_fixed_jointed_frame_stays_rigid_for_ten_seconds() {
         kind: JointKind::Fixed,
         collision_enabled: false,
         drive: None,
+        break_at: [f32::INFINITY; 2],
     };
     let poses: Vec<Vec3> = bars.iter().map(|b| b.translation).collect();
     let joints = vec![
@@ -185,6 +187,7 @@ fn a_joint_to_nothing_is_refused() {
         kind: JointKind::Fixed,
         collision_enabled: false,
         drive: None,
+        break_at: [f32::INFINITY; 2],
     };
     let scene = Scene { rigid_bodies: vec![ball("/b", Vec3::ZERO, 0.1)], joints: vec![j], ..Default::default() };
     let err = Solver::new(scene, Settings::default()).err().expect("refused");
@@ -248,5 +251,29 @@ fn an_angular_drive_reaches_its_target_as_its_damped_oscillator_predicts() {
         }
         let moved = s.joint_coordinate(0).unwrap();
         assert!((moved + target).abs() < 0.05 * target, "acceleration {acceleration}: at {moved} after the new target");
+    }
+}
+
+/// A ball hung by a fixed joint: its weight m·g is the joint's load. A joint that holds
+/// 1.25 m·g keeps it for 2 s; one that holds 0.8 m·g breaks at once and lets it fall.
+#[test]
+fn a_joint_breaks_under_the_load_that_exceeds_it_and_not_before() {
+    let at = Vec3::new(0.0, 0.0, 1.0);
+    let weight = 1000.0 * 4.0 / 3.0 * std::f32::consts::PI * 0.05f32.powi(3) * G;
+    for (factor, breaks) in [(1.25, false), (0.8, true)] {
+        let weld =
+            Joint { break_at: [factor * weight, f32::INFINITY], ..to_world(JointKind::Fixed, at, Quat::IDENTITY, at) };
+        let mut s = solver(vec![ball("/ball", at, 0.05)], vec![weld]);
+        for _ in 0..48 {
+            s.step_frame();
+        }
+        let drop = at.z - s.rigid_pose(RigidId(0)).0.z;
+        assert_eq!(s.joint_broken(0), breaks, "holding {factor} of its weight");
+        if breaks {
+            // Free fall for (nearly) 2 s: ½ g t² = 19.6 m.
+            assert!(drop > 19.0, "it fell {drop} m");
+        } else {
+            assert!(drop < 1e-3, "it sagged {drop} m");
+        }
     }
 }

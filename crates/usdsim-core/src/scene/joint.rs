@@ -92,4 +92,7 @@ pub struct Joint {
     pub collision_enabled: bool,
     /// A drive on the free axis of a revolute or prismatic joint.
     pub drive: Option<Drive>,
+    /// The force (mass · distance / s²) and torque the joint holds before it breaks
+    /// for good; `f32::INFINITY` never breaks.
+    pub break_at: [f32; 2],
 }

@@ -94,6 +94,11 @@ impl Solver {
         }
     }
 
+    /// Whether joint `joint` has broken (its `break_at` force or torque was exceeded).
+    pub fn joint_broken(&self, joint: usize) -> bool {
+        self.rigid.joint_broken(joint)
+    }
+
     /// Joint `joint`'s angle (radians, revolute) or travel (prismatic) on its free axis.
     pub fn joint_coordinate(&self, joint: usize) -> Option<f32> {
         self.rigid.joint_coordinate(joint)

@@ -150,20 +150,23 @@ pub(crate) fn read_all(
             continue;
         }
         let Some(kind) = joint_kind(ctx, path, type_name, kind)? else { continue };
-        for name in BREAK {
-            if let Some(v) = attribute_values::f64_value(ctx, path, name)?.filter(|v| v.is_finite()) {
-                ctx.warn(
-                    "IM084",
-                    path,
-                    Some(name),
-                    format!("is {v}: breaking joints are not simulated yet; it never breaks"),
-                );
+        let mut break_at = [f32::INFINITY; 2];
+        for (slot, name) in break_at.iter_mut().zip(BREAK) {
+            match attribute_values::f64_value(ctx, path, name)? {
+                Some(v) if v.is_nan() || v < 0.0 => {
+                    return Err(ImportError::Invalid {
+                        at: ctx.prop_loc(path, name),
+                        reason: format!("must be a non-negative force or torque (inf: never breaks), found {v}"),
+                    });
+                }
+                Some(v) => *slot = v as f32,
+                None => {}
             }
         }
         let collision_enabled = attribute_values::bool_value(ctx, path, COLLISION_ENABLED)? == Some(true);
         let (drive, track) = drive(ctx, prim, type_name, kind, joints.len(), start)?;
         tracks.extend(track);
-        joints.push(Joint { name: path.to_string(), bodies, frames, kind, collision_enabled, drive });
+        joints.push(Joint { name: path.to_string(), bodies, frames, kind, collision_enabled, drive, break_at });
     }
     Ok((joints, tracks))
 }
