@@ -121,3 +121,20 @@ fn a_time_sampled_drive_turns_a_hinge_to_its_target() {
         assert!((angle(t) - 45.0).abs() < 0.5, "at frame {t} the bar is at {}°, the target 45°", angle(t));
     }
 }
+
+#[test]
+fn a_joint_to_a_deformable_body_is_refused_by_validate_and_the_run() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("tet_cube_on_ground.usda")).unwrap();
+    let at = text.rfind('}').unwrap();
+    let joint = "    def PhysicsFixedJoint \"Weld\"\n    {\n        rel physics:body1 = </World/Cube>\n    }\n";
+    let file = dir.path().join("welded.usda");
+    std::fs::write(&file, format!("{}{joint}{}", &text[..at], &text[at..])).unwrap();
+    let check = usdsim(["validate".as_ref(), file.as_os_str()]);
+    assert_eq!(check.code, Some(1), "{}{}", check.stdout, check.stderr);
+    let text = format!("{}{}", check.stdout, check.stderr);
+    assert!(
+        text.contains("DB901") && text.contains("/World/Weld.physics:body1") && text.contains("deformable"),
+        "{text}"
+    );
+}

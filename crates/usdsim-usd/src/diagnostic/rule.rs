@@ -110,6 +110,12 @@ pub const RULES: &[Rule] = &[
     error("DB801", "PhysxDeformableBodyAPI and PhysxDeformableSurfaceAPI (the legacy PhysX schema) must be on a Mesh"),
     error("DB802", "a legacy PhysX body must read as authored: a volume's cooked simulation tet mesh (simulationPoints or simulationRestPoints, simulationIndices four per tet, in range), array lengths that agree, finite non-negative material and damping values"),
     error("DB803", "a PhysxPhysicsAttachment names actors that exist, and as many points1 as points0, all finite"),
+    // Joints (UsdPhysics), simulated on rapier3d's joints.
+    error("DB901", "a joint's physics:body0/body1 name prims that exist, at least one a rigid body, neither a deformable body"),
+    error("DB902", "a revolute or prismatic joint's physics:axis is X, Y or Z"),
+    error("DB903", "a joint's physics:lowerLimit is not above its physics:upperLimit"),
+    warning("DB904", "a joint's PhysicsDriveAPI drives its free axis (angular on a revolute, linear on a prismatic joint)"),
+    error("DB905", "the joints inside a PhysicsArticulationRootAPI form a tree: none closes a loop"),
 ];
 
 /// What the importer works around rather than refuses: reported (with these codes) by
@@ -137,7 +143,7 @@ pub const IMPORT_RULES: &[Rule] = &[
     warning("IM081", "a legacy PhysX attribute authored with a value usdsim does not simulate is named and ignored"),
     warning("IM082", "tearing and plasticity are not simulated on a legacy PhysX body"),
     warning("IM083", "a legacy PhysX attachment that attaches nothing (no deformable actor, no points, an auto attachment whose actors do not overlap) is ignored"),
-    warning("IM084", "a physics prim type, API or attribute usdsim does not simulate (generic, gear and rack joints, reduced-coordinate articulations, joint cone limits, PhysX particles and particle cloth, hair, tendons, vehicles, character controllers, triggers) is named and left out"),
+    warning("IM084", "a physics prim type, API or attribute usdsim does not simulate (generic, gear and rack joints, joint cone limits, PhysX particles and particle cloth, hair, tendons, vehicles, character controllers, triggers) is named and left out"),
     warning("IM085", "PhysX (physx*) attributes usdsim has no mapping for are named and ignored"),
 ];
 

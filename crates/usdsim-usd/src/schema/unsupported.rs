@@ -23,14 +23,10 @@ const PARTICLES: &str = "PhysX particles are not simulated";
 const TENDONS: &str = "tendons are not simulated";
 
 /// `(what, why it is not simulated)`.
-pub(crate) const UNSUPPORTED: [(Match, &str); 14] = [
+pub(crate) const UNSUPPORTED: [(Match, &str); 13] = [
     (Match::PrimType("PhysicsJoint"), JOINT),
     (Match::PrimType("PhysxPhysicsGearJoint"), JOINT),
     (Match::PrimType("PhysxPhysicsRackAndPinionJoint"), JOINT),
-    (
-        Match::Api("PhysicsArticulationRootAPI"),
-        "articulations are not simulated yet: its links move as free rigid bodies",
-    ),
     (
         Match::PrimType("PhysxParticleSystem"),
         "PhysX particle systems (PBD particles, particle cloth) are not simulated",

@@ -10,6 +10,7 @@
 mod attachment_rules;
 mod body_rules;
 mod clip_rules;
+mod joint_rules;
 mod legacy_rules;
 mod material_rules;
 mod mesh_rules;
@@ -103,6 +104,7 @@ fn validate_stage(input: &InputStage) -> Result<Report, ValidateError> {
     unit_rules::check(&mut walk, &info);
     clip_rules::check(&mut walk, &input.path);
     legacy_rules::check(&mut walk, &info);
+    joint_rules::check(&mut walk);
 
     Ok(walk.into_report(input.path.display().to_string()))
 }

@@ -49,6 +49,12 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// Whether a finding of rule `code` on `prim` is already recorded.
+    pub fn reported(&self, code: &str, prim: &sdf::Path) -> bool {
+        let prim = prim.to_string();
+        self.diagnostics.iter().any(|(_, d)| d.code == code && d.prim == prim)
+    }
+
     /// Records a finding the importer's readers made (the legacy rules read bodies
     /// with them), in traversal order like every other.
     pub fn report_diagnostic(&mut self, diagnostic: Diagnostic) {
