@@ -972,6 +972,68 @@ def driven_hinge():
     write("driven_hinge.usda", text)
 
 
+def door_with_cloth(n=9):
+    """A rigid door on a driven PhysicsRevoluteJoint (0 to 90 degrees over frames 0-24)
+    with a cloth hung from it by an OmniPhysicsVtxXformAttachment: the cloth swings with
+    the door, and its weight loads the hinge."""
+    import math
+    omega, zeta = 2 * math.pi * 1.0, 0.7
+    doc = (
+        "A 0.6 x 0.04 x 1 m rigid door (unit Cube scaled) hinged about Z at x = 0, driven by PhysicsDriveAPI:angular "
+        "(acceleration, 1 Hz, damping ratio 0.7) from 0 to 90 degrees over frames 0-24; a 0.4 m cloth "
+        f"({n}x{n}) hangs in front of it, its top row held in the door's frame; Z-up, metres."
+    )
+    door_at, door_scale = (0.3, 0.0, 1.0), (0.6, 0.04, 1.0)
+    side = 0.4
+    points = [(0.1 + side * i / (n - 1), -0.05, 1.0 - side * j / (n - 1)) for j in range(n) for i in range(n)]
+    tris = []
+    for j in range(n - 1):
+        for i in range(n - 1):
+            a = j * n + i
+            b, c, d = a + 1, a + n + 1, a + n
+            tris += [(a, b, c), (a, c, d)]
+    top = list(range(n))
+    local = [tuple((p[k] - door_at[k]) / door_scale[k] for k in range(3)) for p in (points[v] for v in top)]
+    text = header(doc, end=48) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + usdsim_material("Canvas", 1e6, 300, 0.001, {}, "        ") + "    }\n\n"
+    text += cloth_mesh("Cloth", points, tris, "/World/Materials/Canvas")
+    text += (
+        '    def Cube "Door" (\n'
+        '        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"]\n'
+        "    )\n    {\n"
+        "        float physics:density = 500\n"
+        "        double size = 1\n"
+        f"        double3 xformOp:translate = {vec(door_at)}\n"
+        f"        float3 xformOp:scale = {vec(door_scale)}\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+        "    }\n\n"
+        '    def PhysicsRevoluteJoint "Hinge" (\n'
+        '        prepend apiSchemas = ["PhysicsDriveAPI:angular"]\n'
+        "    )\n    {\n"
+        '        uniform token physics:axis = "Z"\n'
+        "        rel physics:body1 = </World/Door>\n"
+        "        point3f physics:localPos0 = (0, 0, 1)\n"
+        "        point3f physics:localPos1 = (-0.5, 0, 0)\n"
+        f"        float drive:angular:physics:damping = {fmt(round(2 * zeta * omega * math.pi / 180, 6))}\n"
+        f"        float drive:angular:physics:stiffness = {fmt(round(omega * omega * math.pi / 180, 6))}\n"
+        "        float drive:angular:physics:targetPosition.timeSamples = {\n"
+        "            0: 0,\n"
+        "            24: 90,\n"
+        "        }\n"
+        '        uniform token drive:angular:physics:type = "acceleration"\n'
+        "    }\n\n"
+        '    def OmniPhysicsVtxXformAttachment "Hem"\n    {\n'
+        "        bool omniphysics:attachmentEnabled = 1\n"
+        f"        point3f[] omniphysics:localPositionsSrc1 = {vec_list(local)}\n"
+        "        rel omniphysics:src0 = </World/Cloth>\n"
+        "        rel omniphysics:src1 = </World/Door>\n"
+        f"        int[] omniphysics:vtxIndicesSrc0 = {int_list(top)}\n"
+        "    }\n"
+    )
+    text += "}\n"
+    write("door_with_cloth.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -997,3 +1059,4 @@ if __name__ == "__main__":
     legacy_belt_on_frame(auto=True)
     revolute_pendulum()
     driven_hinge()
+    door_with_cloth()

@@ -138,3 +138,45 @@ fn a_joint_to_a_deformable_body_is_refused_by_validate_and_the_run() {
         "{text}"
     );
 }
+
+/// A cloth hung from a driven door (`testdata/door_with_cloth.usda`) swings with it: the
+/// door turns to its 90° target, the cloth's held row stays in the door's frame, and the
+/// cloth hangs from it the whole way rather than falling or lagging behind.
+#[test]
+fn a_cloth_attached_to_a_revolute_door_swings_with_it() {
+    let dir = temp_dir();
+    let out = dir.path().join("door.usdc");
+    bake(&testdata("door_with_cloth.usda"), &out, &["--frames", "48"]);
+    let layer = LayerFile::open(&out);
+    let stage = common::open_stage(&out);
+    let orient = layer.raw_samples("/World/Door", "xformOp:orient");
+    for (t, q) in orient {
+        let sdf::Value::Quatd(q) = q else { panic!("xformOp:orient at {t}: {q:?}") };
+        let door = glam::DQuat::from_xyzw(q.x, q.y, q.z, q.w);
+        let (axis, angle) = door.to_axis_angle();
+        let angle = angle * axis.z.signum();
+        let cloth = common::composed_points(&stage, "/World/Cloth", "points", t);
+        // The held top row: where the door's frame carries it (hinge at the origin's Z line).
+        for (i, p) in cloth.iter().take(9).enumerate() {
+            let start = DVec3::new(0.1 + 0.05 * i as f64, -0.05, 1.0);
+            let held = door * start;
+            assert!(
+                (p.as_dvec3() - held).length() < 2e-3,
+                "at {t}: held vertex {i} is {} off the door",
+                (p.as_dvec3() - held).length()
+            );
+        }
+        // The rest of the cloth hangs from it on the same side of the hinge.
+        let c = common::centroid(&cloth);
+        let azimuth = c.y.atan2(c.x) - (-0.05f64).atan2(0.3);
+        assert!(
+            (azimuth - angle).abs() < 10f64.to_radians(),
+            "at {t}: the cloth is at {azimuth} rad, the door at {angle}"
+        );
+        let lowest = cloth.iter().map(|p| p.z).fold(f32::INFINITY, f32::min);
+        assert!((lowest - 0.6).abs() < 0.03, "at {t}: the cloth's hem is at z = {lowest}");
+        if t >= 40.0 {
+            assert!((angle.to_degrees() - 90.0).abs() < 1.0, "at {t}: the door is at {}°", angle.to_degrees());
+        }
+    }
+}
