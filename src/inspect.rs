@@ -262,8 +262,39 @@ fn describe(imported: &Imported) -> Result<Value> {
         "bodies": bodies,
         "colliders": colliders,
         "rigid_bodies": rigid_bodies,
+        "joints": imported.scene.joints.iter().map(|j| joint_json(j, &imported.scene)).collect::<Vec<_>>(),
         "pins": pins,
     }))
+}
+
+/// One joint as inspect shows it: its kind and axis, the two bodies (`world` for none),
+/// limits and drive.
+fn joint_json(j: &usdsim_core::Joint, scene: &usdsim_core::Scene) -> Value {
+    use usdsim_core::JointKind;
+    let side =
+        |b: Option<usdsim_core::RigidId>| b.map_or("world".to_string(), |r| scene.rigid_bodies[r.index()].name.clone());
+    let (kind, axis, limit) = match j.kind {
+        JointKind::Fixed => ("fixed", None, None),
+        JointKind::Spherical => ("spherical", None, None),
+        JointKind::Revolute { axis, limit } => {
+            ("revolute", Some(axis), limit.map(|l| l.map(|v| sig(f64::from(v).to_degrees()))))
+        }
+        JointKind::Prismatic { axis, limit } => ("prismatic", Some(axis), limit.map(|l| l.map(|v| sig(f64::from(v))))),
+        JointKind::Distance { max } => ("distance", None, Some([0.0, sig(f64::from(max))])),
+    };
+    json!({
+        "name": j.name,
+        "kind": kind,
+        "axis": axis.map(|a| format!("{a:?}")),
+        "bodies": [side(j.bodies[0]), side(j.bodies[1])],
+        "limit": limit,
+        "drive": j.drive.map(|d| json!({
+            "type": if d.acceleration { "acceleration" } else { "force" },
+            "stiffness": sig(f64::from(d.stiffness)),
+            "damping": sig(f64::from(d.damping)),
+        })),
+        "breaks": j.break_at.iter().any(|v| v.is_finite()),
+    })
 }
 
 /// A value for people: whole numbers without `.0`, vectors as `(x, y, z)`.
@@ -459,6 +490,24 @@ fn text(view: &Value) -> String {
         ));
     }
 
+    let joints = view["joints"].as_array().cloned().unwrap_or_default();
+    if !joints.is_empty() {
+        out.push_str(&format!("\njoints ({}, on rapier3d's joints):\n", joints.len()));
+        for j in &joints {
+            let axis = if j["axis"].is_null() { String::new() } else { format!(" about {}", num(&j["axis"])) };
+            let limit = if j["limit"].is_null() { String::new() } else { format!(", limits {}", num(&j["limit"])) };
+            let drive =
+                if j["drive"].is_null() { String::new() } else { format!(", {} drive", num(&j["drive"]["type"])) };
+            let breaks = if j["breaks"] == true { ", breakable" } else { "" };
+            out.push_str(&format!(
+                "  {:<40} {}{axis}: {} to {}{limit}{drive}{breaks}\n",
+                num(&j["name"]),
+                num(&j["kind"]),
+                num(&j["bodies"][0]),
+                num(&j["bodies"][1]),
+            ));
+        }
+    }
     let pins = view["pins"].as_array().cloned().unwrap_or_default();
     out.push_str(&format!("\npins ({}):\n", pins.len()));
     for p in &pins {

@@ -180,3 +180,15 @@ fn a_cloth_attached_to_a_revolute_door_swings_with_it() {
         }
     }
 }
+
+#[test]
+fn inspect_lists_the_joints_it_will_simulate() {
+    let out = usdsim(["inspect".as_ref(), testdata("driven_hinge.usda").as_os_str()]);
+    out.assert_success();
+    assert!(
+        out.stdout.contains("/World/Hinge")
+            && out.stdout.contains("revolute about Z: world to /World/Bar, acceleration drive"),
+        "{}",
+        out.stdout
+    );
+}
