@@ -351,7 +351,12 @@ impl RigidWorld {
             }
             if let Some(i) = b.diagonal_inertia {
                 if i.cmpgt(Vec3::ZERO).all() && i.is_finite() {
-                    mp = MassProperties::new(mp.local_com, mp.mass(), i);
+                    let axes = if b.principal_axes.is_finite() && b.principal_axes.length() > 1e-6 {
+                        b.principal_axes.normalize()
+                    } else {
+                        Quat::IDENTITY
+                    };
+                    mp = MassProperties::with_principal_inertia_frame(mp.local_com, mp.mass(), i, axes);
                 }
             }
             if !(mp.inv_mass.is_finite() && mp.inv_mass > 0.0) {

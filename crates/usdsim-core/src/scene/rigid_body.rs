@@ -33,8 +33,12 @@ pub struct RigidBody {
     pub mass: Option<f32>,
     /// Centre of mass in the body's frame, overriding the shapes' (`physics:centerOfMass`).
     pub center_of_mass: Option<Vec3>,
-    /// Principal moments of inertia about the body frame's axes (`physics:diagonalInertia`).
+    /// Principal moments of inertia (`physics:diagonalInertia`), about the axes of
+    /// [`RigidBody::principal_axes`].
     pub diagonal_inertia: Option<Vec3>,
+    /// The orientation of the principal axes in the body's frame
+    /// (`physics:principalAxes`; identity: the body frame's own axes).
+    pub principal_axes: Quat,
     /// Initial linear velocity, world space.
     pub linear_velocity: Vec3,
     /// Initial angular velocity, world space, radians per second.
@@ -58,6 +62,7 @@ impl RigidBody {
             mass: None,
             center_of_mass: None,
             diagonal_inertia: None,
+            principal_axes: Quat::IDENTITY,
             linear_velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             kinematic: false,

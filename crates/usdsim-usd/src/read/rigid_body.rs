@@ -135,6 +135,17 @@ pub(crate) fn read_all(
         // UsdPhysics' "unset" centre of mass is far away (-inf); only finite ones count.
         body.center_of_mass = vec3(ctx, "physics:centerOfMass")?.map(|c| c * d.scale.as_vec3());
         body.diagonal_inertia = vec3(ctx, "physics:diagonalInertia")?.filter(|i| i.cmpgt(Vec3::ZERO).all());
+        if let Some(v) = attribute_values::raw(ctx, root, "physics:principalAxes")? {
+            let q = attribute_values::quat_of(&v).ok_or_else(|| ImportError::WrongType {
+                at: ctx.prop_loc(root, "physics:principalAxes"),
+                expected: "a quaternion (quatf)",
+                found: attribute_values::kind_name(&v),
+            })?;
+            // UsdPhysics' fallback (0, 0, 0, 0) means "unset": the body frame's axes.
+            if q.is_finite() && q.length() > 1e-9 {
+                body.principal_axes = q.normalize().as_quat();
+            }
+        }
         body.linear_velocity = vec3(ctx, "physics:velocity")?.unwrap_or(Vec3::ZERO);
         // UsdPhysics angular velocity is in degrees per second.
         body.angular_velocity =
