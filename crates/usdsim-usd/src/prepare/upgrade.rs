@@ -28,8 +28,8 @@ use crate::error::{ExportError, ImportError};
 use crate::import::import_with_legacy;
 use crate::read::legacy_attachment::{LegacyAttachment, OtherSide};
 use crate::schema::attachment::{
-    ATTACHMENT_ENABLED, DIALECTS, ELEMENT_FILTER, FILTER_ENABLED, GROUP_COUNTS, GROUP_INDICES, LOCAL_POSITIONS, SRC,
-    TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES, VTX_INDICES,
+    SourceKind, ATTACHMENT_ENABLED, ATTACHMENT_TYPES, DIALECTS, ELEMENT_FILTER, FILTER_ENABLED, GROUP_COUNTS,
+    GROUP_INDICES, LOCAL_POSITIONS, SRC, TET_COORDS, TET_INDICES, TRI_COORDS, TRI_INDICES, VTX_INDICES,
 };
 use crate::schema::dialect::Dialect;
 use crate::schema::material::{
@@ -290,9 +290,56 @@ fn delete_apis(edit: &mut sdf::LayerEdit<'_>, prim: &sdf::Path, apis: &[&str]) -
     Ok(())
 }
 
-/// One legacy attachment as OmniPhysics attachments: `Ok(Err(why))` when some pair has
-/// no OmniPhysics form (a triangle point held by an xformable, a tet point held by
-/// another body), and the legacy prim then stays active as it is.
+/// One attachment attribute to author: `(leaf, value type, value)`.
+type Leaf = (&'static str, &'static str, sdf::Value);
+
+/// How an OmniPhysics attachment names `sites` on a body, when they are all of one kind
+/// (vertices, tet points or triangle points), and the attributes that say so.
+fn body_side(sites: &[Site]) -> Option<(SourceKind, Vec<Leaf>)> {
+    let int = |v: Vec<i32>| sdf::Value::IntVec(v);
+    let coords = |v: Vec<gf::Vec3f>| sdf::Value::Vec3fVec(v);
+    match sites.first()? {
+        Site::Vertex { .. } => {
+            let v = sites.iter().map(|s| if let Site::Vertex { vertex, .. } = s { Some(*vertex as i32) } else { None });
+            Some((SourceKind::Vertices, vec![(VTX_INDICES, "int[]", int(v.collect::<Option<_>>()?))]))
+        }
+        Site::Tet { .. } => {
+            let (i, c): (Vec<i32>, Vec<gf::Vec3f>) = sites
+                .iter()
+                .map(|s| {
+                    if let Site::Tet { tet, coords, .. } = s {
+                        Some((*tet as i32, gf::Vec3f::from(*coords)))
+                    } else {
+                        None
+                    }
+                })
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .unzip();
+            Some((SourceKind::Tets, vec![(TET_INDICES, "int[]", int(i)), (TET_COORDS, "vector3f[]", coords(c))]))
+        }
+        Site::Triangle { .. } => {
+            let (i, c): (Vec<i32>, Vec<gf::Vec3f>) = sites
+                .iter()
+                .map(|s| match s {
+                    Site::Triangle { triangle, uv, normal_offset, .. } => {
+                        Some((*triangle as i32, gf::Vec3f::from([uv[0], uv[1], *normal_offset])))
+                    }
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .unzip();
+            Some((SourceKind::Triangles, vec![(TRI_INDICES, "int[]", int(i)), (TRI_COORDS, "vector3f[]", coords(c))]))
+        }
+        Site::Frame { .. } | Site::Rigid { .. } => None,
+    }
+}
+
+/// One legacy attachment as an OmniPhysics attachment of the type the schema's table
+/// (`schema/attachment.rs`) has for its two sides: `Ok(Err(why))` when none has (a
+/// triangle point held by an xformable, a tet point held by another body, points of
+/// mixed kinds), and the legacy prim then stays active as it is.
 fn upgrade_attachment(
     edit: &mut sdf::LayerEdit<'_>,
     a: &LegacyAttachment,
@@ -306,33 +353,11 @@ fn upgrade_attachment(
             .unwrap_or_else(|| prim.clone())
     };
     let (body_prim, sites) = &a.body;
-    let vertices: Option<Vec<i32>> =
-        sites.iter().map(|s| if let Site::Vertex { vertex, .. } = s { Some(*vertex as i32) } else { None }).collect();
-    let tets: Option<Vec<(i32, [f32; 3])>> = sites
-        .iter()
-        .map(|s| if let Site::Tet { tet, coords, .. } = s { Some((*tet as i32, *coords)) } else { None })
-        .collect();
-    let src0 = sim(body_prim);
-    let (type_name, leaf0): (&str, Vec<(&str, &str, sdf::Value)>) = match (&a.other.1, vertices, tets) {
-        (OtherSide::Local(_), Some(v), _) => {
-            ("VtxXformAttachment", vec![(VTX_INDICES, "int[]", sdf::Value::IntVec(v))])
-        }
-        (OtherSide::Local(_), None, Some(t)) => (
-            "TetXformAttachment",
-            vec![
-                (TET_INDICES, "int[]", sdf::Value::IntVec(t.iter().map(|(i, _)| *i).collect())),
-                (TET_COORDS, "vector3f[]", sdf::Value::Vec3fVec(t.iter().map(|(_, c)| gf::Vec3f::from(*c)).collect())),
-            ],
-        ),
-        (OtherSide::Body(_), Some(v), _) => ("", vec![(VTX_INDICES, "int[]", sdf::Value::IntVec(v))]),
-        _ => {
-            return Ok(Err(
-                "a point that is no vertex, held by something but an xformable, has no OmniPhysics form".to_string()
-            ))
-        }
+    let Some((kind0, leaf0)) = body_side(sites) else {
+        return Ok(Err("its points on the deformable are of more than one kind".to_string()));
     };
-    // The second side.
-    let (type_name, leaf1, src1): (&str, Vec<(&str, &str, sdf::Value)>, sdf::Path) = match &a.other {
+    let src0 = sim(body_prim);
+    let (kind1, leaf1, src1) = match &a.other {
         (actor, OtherSide::Local(points)) => {
             let target = match actor {
                 Some(p) => p.clone(),
@@ -344,64 +369,20 @@ fn upgrade_attachment(
                 }
             };
             let local = points.iter().map(|p| gf::Vec3f::from(p.to_array())).collect();
-            (type_name, vec![(LOCAL_POSITIONS, "point3f[]", sdf::Value::Vec3fVec(local))], target)
+            (SourceKind::Local, vec![(LOCAL_POSITIONS, "point3f[]", sdf::Value::Vec3fVec(local))], target)
         }
-        (Some(other), OtherSide::Body(sites1)) => match sites1.first() {
-            Some(Site::Tet { .. }) => {
-                let (i, c): (Vec<i32>, Vec<gf::Vec3f>) = sites1
-                    .iter()
-                    .filter_map(|s| {
-                        if let Site::Tet { tet, coords, .. } = s {
-                            Some((*tet as i32, gf::Vec3f::from(*coords)))
-                        } else {
-                            None
-                        }
-                    })
-                    .unzip();
-                (
-                    "VtxTetAttachment",
-                    vec![
-                        (TET_INDICES, "int[]", sdf::Value::IntVec(i)),
-                        (TET_COORDS, "vector3f[]", sdf::Value::Vec3fVec(c)),
-                    ],
-                    sim(other),
-                )
-            }
-            Some(Site::Triangle { .. }) => {
-                let (i, c): (Vec<i32>, Vec<gf::Vec3f>) = sites1
-                    .iter()
-                    .filter_map(|s| {
-                        if let Site::Triangle { triangle, uv, normal_offset, .. } = s {
-                            Some((*triangle as i32, gf::Vec3f::from([uv[0], uv[1], *normal_offset])))
-                        } else {
-                            None
-                        }
-                    })
-                    .unzip();
-                (
-                    "VtxTriAttachment",
-                    vec![
-                        (TRI_INDICES, "int[]", sdf::Value::IntVec(i)),
-                        (TRI_COORDS, "vector3f[]", sdf::Value::Vec3fVec(c)),
-                    ],
-                    sim(other),
-                )
-            }
-            Some(Site::Vertex { .. }) => {
-                let v = sites1
-                    .iter()
-                    .filter_map(|s| if let Site::Vertex { vertex, .. } = s { Some(*vertex as i32) } else { None })
-                    .collect();
-                ("VtxVtxAttachment", vec![(VTX_INDICES, "int[]", sdf::Value::IntVec(v))], sim(other))
-            }
-            _ => return Ok(Err("the second body's points have no OmniPhysics form".to_string())),
-        },
+        (Some(other), OtherSide::Body(sites1)) => {
+            let Some((kind, leaf)) = body_side(sites1) else {
+                return Ok(Err("its points on the second body are of more than one kind".to_string()));
+            };
+            (kind, leaf, sim(other))
+        }
         (None, OtherSide::Body(_)) => return Ok(Err("no second actor".to_string())),
     };
-    // One kind of site per side, or the pairs would not line up.
-    if leaf1.iter().any(|(_, _, v)| value_len(v) != sites.len()) {
-        return Ok(Err("its points are of more than one kind (vertices and triangle points)".to_string()));
-    }
+    let Some(row) = ATTACHMENT_TYPES.iter().find(|t| t.sources == [kind0, kind1]) else {
+        return Ok(Err(format!("no OmniPhysics attachment type holds {kind0:?} to {kind1:?}")));
+    };
+    let type_name = row.name;
     let name = format!("{}_omniphysics", a.prim.name().unwrap_or("Attachment"));
     let parent = a.prim.parent().unwrap_or_else(sdf::Path::abs_root);
     let path = parent.append_path(name.as_str())?;
@@ -453,13 +434,4 @@ fn author_filter(
         attr(edit, path, &format!("{OMNI}:{GROUP_INDICES}{k}"), "uint[]", sdf::Value::UintVec(indices), false)?;
     }
     Ok(())
-}
-
-/// How many entries an array value holds.
-fn value_len(value: &sdf::Value) -> usize {
-    match value {
-        sdf::Value::IntVec(v) => v.len(),
-        sdf::Value::Vec3fVec(v) => v.len(),
-        _ => 0,
-    }
 }

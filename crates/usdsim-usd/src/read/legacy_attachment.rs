@@ -61,9 +61,9 @@ pub(crate) enum OtherSide {
 }
 
 /// Reads every enabled `PhysxPhysicsAttachment` into `out`, and returns the element
-/// filters their `collisionFilterIndices` ask for and what each attachment became. `lookup`, `bodies` and `rigid` are
-/// as [`attachment::read`] takes them; `colliders` and `rigid_bodies` are the scene's,
-/// whose geometry PhysX's auto attachments overlap.
+/// filters their `collisionFilterIndices` ask for and what each attachment became.
+/// `lookup`, `bodies` and `rigid` are as [`attachment::read`] takes them; `colliders`
+/// and `rigid_bodies` are the scene's, whose geometry PhysX's auto attachments overlap.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read(
     ctx: &mut Ctx,
@@ -126,7 +126,7 @@ pub(crate) fn read(
                 continue;
             }
         };
-        let mut filter = filter(ctx, path, &actors, bodies, &colliders_names(colliders))?;
+        let mut filter = filter(ctx, path, &actors, bodies, colliders)?;
         let filter_prims = [0, 1].map(|s| actors[s].path.clone().unwrap_or_else(sdf::Path::abs_root));
         if points[0].is_empty() && prim.has_api(names::AUTO_API) {
             // PhysX computes the points at load: every deformable vertex that overlaps the
@@ -148,7 +148,7 @@ pub(crate) fn read(
                     points[s] = rest.iter().map(|p| local.transform_point3(*p)).collect();
                 }
                 if filter.is_none() && attribute_values::bool_value(ctx, path, names::AUTO_FILTERING)? != Some(false) {
-                    filter = auto_filter(&actors, order, &bodies[b], &held, &colliders_names(colliders));
+                    filter = auto_filter(&actors, order, &bodies[b], &held, colliders);
                 }
             }
         }
@@ -246,9 +246,13 @@ fn body_sites(id: BodyId, body: &Body, points: &[Vec3]) -> Vec<Site> {
     }
 }
 
-/// The names of the static colliders (their prim paths).
-fn colliders_names(colliders: &[Collider]) -> Vec<String> {
-    colliders.iter().map(|c| c.name.clone()).collect()
+/// The static colliders at or below `prim` (a collider's name is its prim path), with
+/// their indices.
+fn colliders_of<'a>(prim: &'a str, colliders: &'a [Collider]) -> impl Iterator<Item = (usize, &'a Collider)> {
+    colliders
+        .iter()
+        .enumerate()
+        .filter(move |(_, c)| c.name == prim || c.name.strip_prefix(prim).is_some_and(|rest| rest.starts_with('/')))
 }
 
 /// The vertices of `body` that PhysX's auto attachment holds to `other`: those within
@@ -274,8 +278,7 @@ fn auto_vertices(
     match other.source {
         Source::Frame(_) => {
             let Some(prim) = other.path.as_ref().map(|p| p.to_string()) else { return Ok(Vec::new()) };
-            let prefix = format!("{prim}/");
-            for c in colliders.iter().filter(|c| c.name == prim || c.name.starts_with(&prefix)) {
+            for (_, c) in colliders_of(&prim, colliders) {
                 take(signed_distances(c, rest).map_err(scene_err)?);
             }
         }
@@ -320,7 +323,7 @@ fn auto_filter(
     order: [usize; 2],
     body: &Body,
     held: &[u32],
-    colliders: &[String],
+    colliders: &[Collider],
 ) -> Option<ElementFilter> {
     let triangles = match body.kind {
         BodyKind::Surface => body.triangles.clone(),
@@ -339,17 +342,14 @@ fn auto_filter(
 }
 
 /// The collision object an actor is, when it can take part in a filter.
-fn object(actor: &Actor, colliders: &[String]) -> Option<CollisionObject> {
+fn object(actor: &Actor, colliders: &[Collider]) -> Option<CollisionObject> {
     match actor.source {
         Source::Body(b) => Some(CollisionObject::Body(BodyId(b))),
         Source::Rigid { index, .. } => Some(CollisionObject::Rigid(RigidId(index))),
         Source::Frame(_) => {
             let path = actor.path.as_ref()?.to_string();
-            let prefix = format!("{path}/");
-            colliders
-                .iter()
-                .position(|c| *c == path || c.starts_with(&prefix))
-                .map(|i| CollisionObject::Collider(ColliderId(i)))
+            let first = colliders_of(&path, colliders).next().map(|(i, _)| i);
+            first.map(|i| CollisionObject::Collider(ColliderId(i)))
         }
     }
 }
@@ -361,7 +361,7 @@ fn filter(
     path: &sdf::Path,
     actors: &[Actor],
     bodies: &[Body],
-    colliders: &[String],
+    colliders: &[Collider],
 ) -> Result<Option<ElementFilter>, ImportError> {
     let mut sets: [Option<ElementSet>; 2] = [None, None];
     for side in 0..2 {
