@@ -1034,6 +1034,95 @@ def door_with_cloth(n=9):
     write("door_with_cloth.usda", text)
 
 
+def gripper_cube(cells=4):
+    """A two-finger gripper: a kinematic palm animated up 20 cm, two fingers on
+    PhysicsPrismaticJoints along X with force drives whose targetPosition is
+    time-sampled (open at frame 0, closed 1 cm inside the cube by frame 12), squeezing a
+    soft tet cube that rests on the ground, lifting it (frames 24-48) and holding it
+    (frames 48-96)."""
+    side = 0.05
+    doc = (
+        f"A {side} m soft tet cube ({cells}^3 cells, E = 1e5 Pa, nu = 0.3, density 1000, friction 0.9) on a ground "
+        "plane, squeezed by two 1 x 4 x 5 cm rigid fingers on PhysicsPrismaticJoints (X) under a kinematic palm; "
+        "force drives (400 N/m, 10 N s/m, at most 4 N) close over frames 0-12, the palm lifts 0.2 m over frames "
+        "24-48 and holds to frame 96; Z-up, metres."
+    )
+    points, tets, _ = tet_grid(cells, cells, cells, (side, side, side), (-side / 2, -side / 2, 0))
+    palm_at, palm_scale = (0.0, 0.0, 0.08), (0.14, 0.04, 0.02)
+    finger_scale = (0.01, 0.04, 0.05)
+    finger_z = 0.03
+    text = header(doc, end=96) + 'def Xform "World"\n{\n' + physics_scene()
+    text += "\n" + '    def Scope "Materials"\n    {\n'
+    text += (
+        '        def Material "Rubber" (\n'
+        '            prepend apiSchemas = ["OmniPhysicsBaseMaterialAPI", "OmniPhysicsDeformableMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float omniphysics:density = 1000\n"
+        "            float omniphysics:dynamicFriction = 0.9\n"
+        "            float omniphysics:poissonsRatio = 0.3\n"
+        "            float omniphysics:staticFriction = 0.9\n"
+        "            float omniphysics:youngsModulus = 100000\n"
+        "        }\n\n"
+        '        def Material "Pad" (\n'
+        '            prepend apiSchemas = ["PhysicsMaterialAPI"]\n'
+        "        )\n        {\n"
+        "            float physics:dynamicFriction = 0.9\n"
+        "            float physics:staticFriction = 0.9\n"
+        "        }\n"
+        "    }\n\n"
+    )
+    text += tet_mesh("Cube", points, tets, "/World/Materials/Rubber") + "\n"
+    lift = "{\n" + "".join(
+        f"            {f}: {vec((palm_at[0], palm_at[1], z))},\n" for f, z in [(0, palm_at[2]), (24, palm_at[2]), (48, palm_at[2] + 0.2)]
+    ) + "        }"
+    text += (
+        '    def Cube "Palm" (\n'
+        '        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"]\n'
+        "    )\n    {\n"
+        "        bool physics:kinematicEnabled = 1\n"
+        "        double size = 1\n"
+        f"        double3 xformOp:translate.timeSamples = {lift}\n"
+        f"        float3 xformOp:scale = {vec(palm_scale)}\n"
+        '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+        "    }\n"
+    )
+    for name, x, sign in [("LeftFinger", -0.05, 1), ("RightFinger", 0.05, -1)]:
+        local0 = tuple((c - p) / s for c, p, s in zip((x, 0.0, finger_z), palm_at, palm_scale))
+        text += (
+            f'\n    def Cube "{name}" (\n'
+            '        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI", "MaterialBindingAPI"]\n'
+            "    )\n    {\n"
+            "        rel material:binding:physics = </World/Materials/Pad>\n"
+            "        float physics:density = 1000\n"
+            "        double size = 1\n"
+            f"        double3 xformOp:translate = {vec((x, 0.0, finger_z))}\n"
+            f"        float3 xformOp:scale = {vec(finger_scale)}\n"
+            '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+            "    }\n\n"
+            f'    def PhysicsPrismaticJoint "{name}Slide" (\n'
+            '        prepend apiSchemas = ["PhysicsDriveAPI:linear"]\n'
+            "    )\n    {\n"
+            '        uniform token physics:axis = "X"\n'
+            "        rel physics:body0 = </World/Palm>\n"
+            f"        rel physics:body1 = </World/{name}>\n"
+            f"        point3f physics:localPos0 = {vec(local0)}\n"
+            "        point3f physics:localPos1 = (0, 0, 0)\n"
+            "        float physics:lowerLimit = -0.04\n"
+            "        float physics:upperLimit = 0.04\n"
+            "        float drive:linear:physics:damping = 10\n"
+            "        float drive:linear:physics:maxForce = 4\n"
+            "        float drive:linear:physics:stiffness = 400\n"
+            "        float drive:linear:physics:targetPosition.timeSamples = {\n"
+            "            0: 0,\n"
+            f"            12: {fmt(sign * 0.03)},\n"
+            "        }\n"
+            '        uniform token drive:linear:physics:type = "force"\n'
+            "    }\n"
+        )
+    text += "\n" + ground() + "}\n"
+    write("gripper_cube.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -1060,3 +1149,4 @@ if __name__ == "__main__":
     revolute_pendulum()
     driven_hinge()
     door_with_cloth()
+    gripper_cube()

@@ -46,7 +46,8 @@ pub struct RigidBody {
     /// Kinematic: follows targets given with [`crate::Solver::set_rigid_target`], with
     /// infinite mass.
     pub kinematic: bool,
-    /// Coulomb friction coefficient against static colliders.
+    /// Coulomb friction coefficient of its surface (the importer takes its first
+    /// collider's physics material), against colliders, rigid bodies and deformables.
     pub friction: f32,
 }
 

@@ -45,6 +45,7 @@ impl Solver {
             }
         }
         self.rigid.end_frame();
+        self.rigid_contacts.end_frame();
     }
 
     /// One substep; `progress` is how far through the frame its end lies (0, 1]. Its

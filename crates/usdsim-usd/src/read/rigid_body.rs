@@ -88,6 +88,7 @@ pub(crate) fn read_all(
         let (t, r) = (d.translation.as_vec3(), d.rotation.normalize().as_quat());
         let inv = r.inverse();
         let mut shapes = Vec::new();
+        let mut friction = None;
         for prim in prims.iter().filter(|p| p.has_api("PhysicsCollisionAPI") && p.path.has_prefix(root)) {
             // The innermost rigid body owns the collider.
             let owner = roots.iter().filter(|r| prim.path.has_prefix(r)).max_by_key(|r| r.to_string().len());
@@ -98,6 +99,7 @@ pub(crate) fn read_all(
                 continue;
             }
             let Some(c) = collider::read_one(ctx, prim, xforms)? else { continue };
+            friction.get_or_insert(c.friction);
             let shape = match c.shape {
                 ColliderShape::Plane { .. } => {
                     ctx.warn("IM020", &prim.path, None, "a plane cannot belong to a rigid body; skipped");
@@ -128,6 +130,10 @@ pub(crate) fn read_all(
         let density = positive(ctx, "physics:density")?.unwrap_or_else(|| units.density_from_si(1000.0));
         let mut body = RigidBody::new(root.to_string(), t, shapes, density as f32);
         body.rotation = r;
+        // The body has one coefficient: its first collider's physics material.
+        if let Some(f) = friction {
+            body.friction = f;
+        }
         body.mass = positive(ctx, "physics:mass")?.map(|m| m as f32);
         let vec3 = |ctx: &Ctx, name: &str| -> Result<Option<Vec3>, ImportError> {
             Ok(attribute_values::vec3_value(ctx, root, name)?.map(|v| v.as_vec3()).filter(|v| v.is_finite()))
