@@ -79,6 +79,11 @@ fn a_joint_past_its_break_force_breaks_and_what_usdsim_does_not_simulate_is_name
         "at {t} the bob is {} from the pivot: the hinge held",
         (last - pivot).length()
     );
+    // The baked state says so: unbroken at frame 0, broken from then on.
+    let broken = LayerFile::open(&out).raw_samples("/World/Hinge", "usdsim:jointBroken");
+    assert_eq!(broken.len(), 25, "one sample per frame: {broken:?}");
+    assert_eq!(broken[0].1, sdf::Value::Bool(false));
+    assert!(broken[1..].iter().all(|(_, b)| *b == sdf::Value::Bool(true)), "{broken:?}");
 
     let bad = text.replace("physics:axis = \"Y\"", "physics:axis = \"W\"");
     std::fs::write(&file, bad).unwrap();
@@ -119,6 +124,13 @@ fn a_time_sampled_drive_turns_a_hinge_to_its_target() {
     assert!(ramp > 10.0 && ramp < 22.5, "at frame 12 the bar is at {ramp}°, the target 22.5°");
     for t in [48.0, 72.0] {
         assert!((angle(t) - 45.0).abs() < 0.5, "at frame {t} the bar is at {}°, the target 45°", angle(t));
+    }
+    // The joint's own baked coordinate is the bar's angle, in degrees as UsdPhysics'.
+    let position = layer.raw_samples("/World/Hinge", "usdsim:jointPosition");
+    assert_eq!(position.len(), 73);
+    for (t, q) in position {
+        let sdf::Value::Float(q) = q else { panic!("usdsim:jointPosition at {t}: {q:?}") };
+        assert!((q as f64 - angle(t)).abs() < 1e-3, "at {t}: the joint says {q}°, the bar is at {}°", angle(t));
     }
 }
 

@@ -105,6 +105,11 @@ fn pixar_usd_edits_and_saves_every_kind_of_file_we_write() {
     bake_kind("legacy PhysX volume bake", "legacy/volume_on_ground.usda", "legacy_volume.usdc", &["--frames", "4"]);
     bake_kind("legacy PhysX cloth bake", "legacy/cloth_on_ground.usda", "legacy_cloth.usda", &["--frames", "4"]);
     bake_kind("clip set's layer", "animated_anchor.usda", "clips.usdc", &["--frames", "10", "--chunk", "4"]);
+    bake_kind("jointed bake (joint state)", "gripper_cube.usda", "gripper.usdc", &["--frames", "4"]);
+    bake_kind("jointed clip set's layer", "driven_hinge.usda", "hinge.usda", &["--frames", "6", "--chunk", "4"]);
+    for clip in common::files_under(&d.join("hinge.clips")) {
+        files.push(("jointed clip".to_string(), clip));
+    }
     for clip in common::files_under(&d.join("clips.clips")) {
         let kind = if clip.to_string_lossy().contains("manifest") { "clip manifest" } else { "clip" };
         files.push((kind.to_string(), clip));

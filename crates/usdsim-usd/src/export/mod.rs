@@ -22,7 +22,7 @@ use usdsim_core::{BodyId, RigidId};
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::{gf, sdf};
-use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, RestShape, ResumeState, Solver};
+use usdsim_core::{polygon_vertex_normals, BodyKind, Embedding, JointKind, RestShape, ResumeState, Solver};
 
 use crate::error::ExportError;
 use crate::import::Imported;
@@ -34,6 +34,7 @@ use crate::stage::attribute_override::AttributeOverride;
 use crate::stage::stage_info::StageInfo;
 
 mod clip_set;
+mod joint_state;
 mod layer_file;
 mod output_path;
 mod pixar_crate;
@@ -46,6 +47,7 @@ mod topology;
 
 pub(crate) use clip_set::ClipSet;
 pub use clip_set::{clip_file, clip_folder, manifest_file};
+use joint_state::author_joint;
 pub(crate) use layer_file::write_layer;
 pub use output_path::default_output_path;
 pub(crate) use output_path::{check_writable, destination, relative_asset_path};
@@ -143,6 +145,19 @@ struct RigidTrack {
     frames: Vec<Option<(DVec3, DQuat)>>,
 }
 
+/// One joint's recorded state.
+#[derive(Clone, Debug)]
+struct JointTrack {
+    prim_path: String,
+    /// The factor from the solver's coordinate (radians, stage units) to the baked one
+    /// (degrees, stage units); `None` for a joint with no single coordinate.
+    scale: Option<f64>,
+    /// Whether the joint can break (a finite threshold).
+    breakable: bool,
+    /// `(coordinate, broken)` per frame; `None` until pushed.
+    frames: Vec<Option<(Option<f32>, bool)>>,
+}
+
 #[derive(Clone, Debug)]
 struct Frame {
     points: Vec<gf::Vec3f>,
@@ -193,6 +208,7 @@ pub struct Bake {
     extras: Vec<BodyExtras>,
     embedded: Vec<EmbeddedTrack>,
     rigid: Vec<RigidTrack>,
+    joints: Vec<JointTrack>,
     /// The run's `--set` overrides, recorded in `customLayerData`.
     overrides: Vec<String>,
     /// The run's fingerprint (`resume.rs`), recorded in `customLayerData` of every layer.
@@ -300,6 +316,21 @@ impl Bake {
                 frames: vec![None; slots],
             })
             .collect();
+        let joints = imported
+            .scene
+            .joints
+            .iter()
+            .map(|j| JointTrack {
+                prim_path: j.name.clone(),
+                scale: match j.kind {
+                    JointKind::Revolute { .. } => Some(180.0 / std::f64::consts::PI),
+                    JointKind::Prismatic { .. } => Some(1.0),
+                    _ => None,
+                },
+                breakable: j.break_at.iter().any(|b| b.is_finite()),
+                frames: vec![None; slots],
+            })
+            .collect();
         Bake {
             stage: imported.stage.clone(),
             first,
@@ -308,6 +339,7 @@ impl Bake {
             extras,
             embedded,
             rigid,
+            joints,
             overrides: Vec::new(),
             fingerprint: None,
             resume_state: None,
@@ -350,6 +382,10 @@ impl Bake {
             track.frames.clear();
             track.frames.resize(slots, None);
         }
+        for track in &mut self.joints {
+            track.frames.clear();
+            track.frames.resize(slots, None);
+        }
         for extras in &mut self.extras {
             extras.topology.clear();
             extras.topology.resize(slots, None);
@@ -389,7 +425,7 @@ impl Bake {
     /// of every body ([`Bake::push_frame`]), a body's new topology when its
     /// [`Solver::topology_version`] moved since the last call ([`Bake::push_topology`]),
     /// the rest state of bodies whose rest shape is part of the state
-    /// ([`Bake::push_rest_shape`]), and rigid-body poses.
+    /// ([`Bake::push_rest_shape`]), rigid-body poses and joint state.
     pub fn record(&mut self, frame: u32, solver: &Solver) {
         for b in 0..self.tracks.len() {
             let version = solver.topology_version(BodyId(b));
@@ -411,6 +447,12 @@ impl Bake {
         self.push_frame(frame, &states);
         let poses: Vec<_> = (0..solver.rigid_count()).map(|r| solver.rigid_pose(RigidId(r))).collect();
         self.push_rigid_frame(frame, &poses);
+        let slot = self.slot(frame);
+        for (j, track) in self.joints.iter_mut().enumerate() {
+            if let Some(slot) = track.frames.get_mut(slot) {
+                *slot = Some((solver.joint_coordinate(j), solver.joint_broken(j)));
+            }
+        }
     }
 
     /// Records that body `body`'s topology is `topology` from frame `frame` on (after a
@@ -587,6 +629,9 @@ impl Bake {
         for track in &mut self.rigid {
             track.frames.truncate(keep);
         }
+        for track in &mut self.joints {
+            track.frames.truncate(keep);
+        }
         self.frames = frame - 1;
     }
 
@@ -690,6 +735,9 @@ impl Bake {
                 }
                 for track in &self.rigid {
                     author_rigid(edit, track, start, first)?;
+                }
+                for track in &self.joints {
+                    author_joint(edit, track, start, first)?;
                 }
                 if let (None, Some(state)) = (sublayer, &self.resume_state) {
                     author_resume_state(edit, &self.tracks, state)?;

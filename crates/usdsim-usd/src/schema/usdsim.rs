@@ -27,6 +27,13 @@ pub(crate) const SPRING_DAMPING: &str = "usdsim:springDamping";
 /// `UsdsimBodyAPI`: which springs the spring model builds (some of [`LINK_KINDS`]).
 pub(crate) const SPRING_LINKS: &str = "usdsim:springLinks";
 
+/// Baked on each revolute or prismatic joint prim, time-sampled (`float`): the joint's
+/// coordinate, the second frame's angle about the first's axis in degrees or its travel
+/// along it in stage units, as UsdPhysics' `drive:*:physics:targetPosition` measures it.
+pub(crate) const JOINT_POSITION: &str = "usdsim:jointPosition";
+/// Baked on each breakable joint prim, time-sampled (`bool`): whether it has broken.
+pub(crate) const JOINT_BROKEN: &str = "usdsim:jointBroken";
+
 /// The bake's `customLayerData` key listing the run's `--set` overrides
 /// (`PRIM.ATTR=VALUE` strings, in the order given), so a bake says what it was made with.
 /// No namespace colon (as for every key here): openusd 0.8 writes dictionary keys
