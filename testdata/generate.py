@@ -1123,6 +1123,61 @@ def gripper_cube(cells=4):
     write("gripper_cube.usda", text)
 
 
+def arm_six_joints(n=6, link=0.2):
+    """A robot arm: six rigid links in a chain of PhysicsRevoluteJoints about Y from a
+    world base, under an Xform with PhysicsArticulationRootAPI, each joint held by a
+    stiff force drive at target 0 (the arm level): it must hold its pose against
+    gravity."""
+    import math
+    stiffness, damping = 1e6, 400.0
+    doc = (
+        f"A {n}-link robot arm (each link a {link} x 0.04 x 0.04 m rigid box, density 1000) level at z = 1 along X, "
+        f"on {n} PhysicsRevoluteJoints about Y under a PhysicsArticulationRootAPI Xform, each with a force "
+        f"PhysicsDriveAPI:angular at target 0 ({stiffness:g} N m/rad, {damping:g} N m s/rad); a tiny tet elsewhere; Z-up, metres."
+    )
+    points, tets = corner_tet((-3, -3, 5), 0.1)
+    text = header(doc, end=48) + 'def Xform "World"\n{\n' + physics_scene() + "\n"
+    text += '    def Scope "Materials"\n    {\n' + volume_material("Jelly", 1e5, 0.3, 1000, "        ") + "    }\n\n"
+    text += tet_mesh("Tet", points, tets, "/World/Materials/Jelly") + "\n"
+    text += '    def Xform "Arm" (\n        prepend apiSchemas = ["PhysicsArticulationRootAPI"]\n    )\n    {\n'
+    per_degree = lambda v: fmt(round(v * math.pi / 180, 6))
+    for i in range(n):
+        text += (
+            f'        def Cube "Link{i}" (\n'
+            '            prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"]\n'
+            "        )\n        {\n"
+            "            float physics:density = 1000\n"
+            "            double size = 1\n"
+            f"            double3 xformOp:translate = {vec((link * (i + 0.5), 0.0, 1.0))}\n"
+            f"            float3 xformOp:scale = {vec((link, 0.04, 0.04))}\n"
+            '            uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]\n'
+            "        }\n\n"
+        )
+    for i in range(n):
+        parent = f"        rel physics:body0 = </World/Arm/Link{i - 1}>\n" if i > 0 else ""
+        # Each frame in its link's (scaled) local space: the parent's far end, the child's near end.
+        pos0 = (0.5, 0.0, 0.0) if i > 0 else (0.0, 0.0, 1.0)
+        text += (
+            f'        def PhysicsRevoluteJoint "Joint{i}" (\n'
+            '            prepend apiSchemas = ["PhysicsDriveAPI:angular"]\n'
+            "        )\n        {\n"
+            '            uniform token physics:axis = "Y"\n'
+            f"    {parent}"
+            f"            rel physics:body1 = </World/Arm/Link{i}>\n"
+            f"            point3f physics:localPos0 = {vec(pos0)}\n"
+            "            point3f physics:localPos1 = (-0.5, 0, 0)\n"
+            f"            float drive:angular:physics:damping = {per_degree(damping)}\n"
+            f"            float drive:angular:physics:stiffness = {per_degree(stiffness)}\n"
+            "            float drive:angular:physics:targetPosition = 0\n"
+            '            uniform token drive:angular:physics:type = "force"\n'
+            "        }\n"
+        )
+        if i + 1 < n:
+            text += "\n"
+    text += "    }\n}\n"
+    write("arm_six_joints.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -1150,3 +1205,4 @@ if __name__ == "__main__":
     driven_hinge()
     door_with_cloth()
     gripper_cube()
+    arm_six_joints()
