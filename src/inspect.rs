@@ -275,7 +275,8 @@ fn joint_json(j: &usdsim_core::Joint, scene: &usdsim_core::Scene) -> Value {
         |b: Option<usdsim_core::RigidId>| b.map_or("world".to_string(), |r| scene.rigid_bodies[r.index()].name.clone());
     let (kind, axis, limit) = match j.kind {
         JointKind::Fixed => ("fixed", None, None),
-        JointKind::Spherical => ("spherical", None, None),
+        JointKind::Spherical { axis, .. } => ("spherical", Some(axis), None),
+        JointKind::Generic { .. } => ("generic", None, None),
         JointKind::Revolute { axis, limit } => {
             ("revolute", Some(axis), limit.map(|l| l.map(|v| sig(f64::from(v).to_degrees()))))
         }
@@ -294,6 +295,22 @@ fn joint_json(j: &usdsim_core::Joint, scene: &usdsim_core::Scene) -> Value {
             "damping": sig(f64::from(d.damping)),
         })),
         "breaks": j.break_at.iter().any(|v| v.is_finite()),
+        "cone": match j.kind {
+            JointKind::Spherical { cone, .. } => json!(cone.map(|c| c.map(|c| sig(f64::from(c).to_degrees())))),
+            _ => Value::Null,
+        },
+        "dofs": match j.kind {
+            JointKind::Generic { dofs } => json!(dofs.iter().zip(usdsim_core::JointDof::ALL).map(|(d, dof)| {
+                let angle = matches!(dof, usdsim_core::JointDof::RotX | usdsim_core::JointDof::RotY | usdsim_core::JointDof::RotZ);
+                let value = match *d {
+                    usdsim_core::DofLimit::Free => json!("free"),
+                    usdsim_core::DofLimit::Locked => json!("locked"),
+                    usdsim_core::DofLimit::Limited(l) => json!(l.map(|v| if angle { sig(f64::from(v).to_degrees()) } else { sig(f64::from(v)) })),
+                };
+                (format!("{dof:?}"), value)
+            }).collect::<serde_json::Map<_, _>>()),
+            _ => Value::Null,
+        },
     })
 }
 
@@ -499,8 +516,23 @@ fn text(view: &Value) -> String {
             let drive =
                 if j["drive"].is_null() { String::new() } else { format!(", {} drive", num(&j["drive"]["type"])) };
             let breaks = if j["breaks"] == true { ", breakable" } else { "" };
+            let cone = match j["cone"].as_array() {
+                Some(c) if c.iter().any(|v| !v.is_null()) => {
+                    let side = |v: &Value| if v.is_null() { "free".to_string() } else { format!("{}°", num(v)) };
+                    format!(", cone {} / {}", side(&c[0]), side(&c[1]))
+                }
+                _ => String::new(),
+            };
+            let dofs = match j["dofs"].as_object() {
+                Some(d) => {
+                    let held: Vec<String> =
+                        d.iter().filter(|(_, v)| *v != "free").map(|(k, v)| format!("{k} {}", num(v))).collect();
+                    format!(", {}", held.join(", "))
+                }
+                None => String::new(),
+            };
             out.push_str(&format!(
-                "  {:<40} {}{axis}: {} to {}{limit}{drive}{breaks}\n",
+                "  {:<40} {}{axis}: {} to {}{limit}{cone}{dofs}{drive}{breaks}\n",
                 num(&j["name"]),
                 num(&j["kind"]),
                 num(&j["bodies"][0]),

@@ -30,7 +30,68 @@ fn a_revolute_pendulum_from_usd_swings_with_its_period_about_its_pivot() {
     let out = dir.path().join("pendulum.usdc");
     let run = bake(&testdata("revolute_pendulum.usda"), &out, &["--frames", "96"]);
     assert!(!run.stderr.contains("IM084"), "the joint is simulated, not named as skipped: {}", run.stderr);
-    let samples = translates(&out, BOB);
+    assert_swings_as_the_compound_pendulum(&out);
+}
+
+/// The same hinge as a generic `PhysicsJoint` that `PhysicsLimitAPI` locks in all but
+/// rotY (low above high locks, as UsdPhysics says) swings with the same period.
+#[test]
+fn a_generic_joint_locked_but_one_rotation_swings_as_the_revolute_hinge() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("revolute_pendulum.usda")).unwrap();
+    let mut locks = String::new();
+    for dof in ["transX", "transY", "transZ", "rotX", "rotZ"] {
+        locks += &format!("        float limit:{dof}:physics:high = -1\n        float limit:{dof}:physics:low = 1\n");
+    }
+    let apis = ["transX", "transY", "transZ", "rotX", "rotZ"].map(|d| format!("\"PhysicsLimitAPI:{d}\"")).join(", ");
+    let generic = text.replace(
+        "def PhysicsRevoluteJoint \"Hinge\"\n    {\n        uniform token physics:axis = \"Y\"\n",
+        &format!("def PhysicsJoint \"Hinge\" (\n        prepend apiSchemas = [{apis}]\n    )\n    {{\n{locks}"),
+    );
+    assert_ne!(generic, text, "the scene has the hinge this test rewrites");
+    let file = dir.path().join("generic.usda");
+    std::fs::write(&file, generic).unwrap();
+    let out = dir.path().join("generic.usdc");
+    let run = bake(&file, &out, &["--frames", "96"]);
+    assert!(!run.stderr.contains("IM084"), "the generic joint is simulated: {}", run.stderr);
+    assert_swings_as_the_compound_pendulum(&out);
+    let check = usdsim(["validate".as_ref(), file.as_os_str()]);
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+}
+
+/// The pendulum on a `PhysicsSphericalJoint` about Z with `coneAngle0Limit` 2° (toward
+/// X, the axis after Z): released 4° out, it swings back only until its line has turned
+/// 2° from where it started, then rests against the limit; unlimited toward Y.
+#[test]
+fn a_spherical_joints_cone_limit_from_usd_stops_the_pendulum() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("revolute_pendulum.usda")).unwrap();
+    let ball = text.replace(
+        "def PhysicsRevoluteJoint \"Hinge\"\n    {\n        uniform token physics:axis = \"Y\"\n",
+        "def PhysicsSphericalJoint \"Hinge\"\n    {\n        uniform token physics:axis = \"Z\"\n        float physics:coneAngle0Limit = 2\n",
+    );
+    assert_ne!(ball, text, "the scene has the hinge this test rewrites");
+    let file = dir.path().join("ball.usda");
+    std::fs::write(&file, ball).unwrap();
+    let out = dir.path().join("ball.usdc");
+    let run = bake(&file, &out, &["--frames", "48"]);
+    assert!(!run.stderr.contains("IM084"), "the cone is simulated: {}", run.stderr);
+    let pivot = DVec3::new(0.0, 0.0, 1.0);
+    let start = 4f64.to_radians();
+    let mut least = f64::INFINITY;
+    for (t, p) in translates(&out, BOB) {
+        let line = p - pivot;
+        assert!((line.length() - 0.5).abs() < 1e-3, "at {t}: the bob left its sphere");
+        least = least.min(line.x.atan2(-line.z));
+    }
+    let stop = start - 2f64.to_radians();
+    assert!((least - stop).abs() < 0.3f64.to_radians(), "it swung to {}°, the cone stops it at 2°", least.to_degrees());
+}
+
+/// The bob of `revolute_pendulum.usda`'s bake at `out` stays on its circle about the
+/// pivot, in the hinge's plane, and swings with the compound pendulum's period.
+fn assert_swings_as_the_compound_pendulum(out: &Path) {
+    let samples = translates(out, BOB);
     assert_eq!(samples.len(), 97);
     let pivot = DVec3::new(0.0, 0.0, 1.0);
     let (l, r) = (0.5, 0.05);

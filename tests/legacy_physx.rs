@@ -337,7 +337,7 @@ fn legacy_attachments_that_cannot_apply_are_named() {
 }
 
 /// Physics usdsim does not simulate, as Isaac Sim scenes hold it beside their bodies: a
-/// generic joint, PhysX particle cloth and PhysX tuning attributes. validate
+/// PhysX gear joint, PhysX particle cloth and PhysX tuning attributes. validate
 /// and the run both name each, and the bodies still simulate.
 #[test]
 fn physics_usdsim_does_not_simulate_is_named_never_dropped() {
@@ -348,9 +348,8 @@ fn physics_usdsim_does_not_simulate_is_named_never_dropped() {
         prepend apiSchemas = ["PhysicsArticulationRootAPI"]
     )
     {
-        def PhysicsJoint "Weld"
+        def PhysxPhysicsGearJoint "Gear"
         {
-            rel physics:body1 = </World/Cube>
         }
     }
 
@@ -378,7 +377,7 @@ fn physics_usdsim_does_not_simulate_is_named_never_dropped() {
     for text in [format!("{}{}", check.stdout, check.stderr), run.stderr] {
         for says in [
             "IM084",
-            "/World/Robot/Weld: PhysicsJoint",
+            "/World/Robot/Gear: PhysxPhysicsGearJoint",
             "/World/Shirt: PhysxParticleClothAPI",
             "IM085",
             "physxParticle:pressure",

@@ -41,9 +41,9 @@ pub use model::integrator::Integrator;
 pub use model::time_scheme::TimeScheme;
 pub use scene::{
     Attachment, BendDefault, Body, BodyId, BodyKind, Collider, ColliderId, ColliderShape, CollisionFilter,
-    CollisionObject, Drive, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, Joint, JointAxis, JointKind,
-    LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidId, RigidShape, Scene, Site, Springs,
-    BODY_MATERIAL,
+    CollisionObject, DofLimit, Drive, ElementFilter, ElementSet, EmbeddedMesh, Frame, FrameId, Joint, JointAxis,
+    JointDof, JointKind, LinkKinds, Material, MaterialSlot, Model, Pin, Plasticity, RigidBody, RigidId, RigidShape,
+    Scene, Site, Springs, BODY_MATERIAL,
 };
 pub use solver::{
     BodyState, PlasticTetState, RestShape, ResumeState, Settings, Solver, SolverStats,

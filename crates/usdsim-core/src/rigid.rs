@@ -20,7 +20,7 @@
 use crate::error::SceneError;
 use crate::mesh::parry_shape::parry_shape;
 use crate::scene::ColliderShape;
-use crate::scene::{Collider, Joint, JointAxis, JointKind, RigidBody, RigidId};
+use crate::scene::{Collider, DofLimit, Joint, JointAxis, JointKind, RigidBody, RigidId};
 use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::{
@@ -142,6 +142,20 @@ fn principal(axis: JointAxis) -> Quat {
     }
 }
 
+/// The rotation taking a joint frame's X, Y and Z axes to `axis`, its next axis and the
+/// third (X → Y → Z → X, UsdPhysics' order for cone limits).
+fn cyclic(axis: JointAxis) -> Quat {
+    match axis {
+        JointAxis::X => Quat::IDENTITY,
+        JointAxis::Y => Quat::from_mat3(&Mat3::from_cols(Vec3::Y, Vec3::Z, Vec3::X)),
+        JointAxis::Z => Quat::from_mat3(&Mat3::from_cols(Vec3::Z, Vec3::X, Vec3::Y)),
+    }
+}
+
+/// Rapier's axis for each of [`JointDof::ALL`].
+const RAPIER_DOFS: [RapierAxis; 6] =
+    [RapierAxis::LinX, RapierAxis::LinY, RapierAxis::LinZ, RapierAxis::AngX, RapierAxis::AngY, RapierAxis::AngZ];
+
 /// A dynamic rigid body's mass properties (its frame's) and its pose at the start.
 struct Inertia {
     mass: MassProperties,
@@ -216,6 +230,7 @@ fn add_joints(
         };
         let axis = match j.kind {
             JointKind::Revolute { axis, .. } | JointKind::Prismatic { axis, .. } => principal(axis),
+            JointKind::Spherical { axis, .. } => cyclic(axis),
             _ => Quat::IDENTITY,
         };
         let [f0, f1] = j.frames.map(|(t, q)| Pose::from_parts(t, q.normalize() * axis));
@@ -233,7 +248,36 @@ fn add_joints(
         }
         let joint: GenericJoint = match j.kind {
             JointKind::Fixed => generic(JointAxesMask::LOCKED_FIXED_AXES).build(),
-            JointKind::Spherical => generic(JointAxesMask::LOCKED_SPHERICAL_AXES).build(),
+            JointKind::Spherical { cone, .. } => {
+                let mut b = generic(JointAxesMask::LOCKED_SPHERICAL_AXES);
+                // Swinging toward the next axis (frame Y) turns about frame Z, toward
+                // the third (frame Z) about frame Y. Rapier limits each swing angle on
+                // its own: the cone's section is bounded per axis, not elliptic.
+                for (limit, about) in cone.into_iter().zip([RapierAxis::AngZ, RapierAxis::AngY]) {
+                    if let Some(c) = limit {
+                        if !(c.is_finite() && c >= 0.0) {
+                            return Err(invalid(format!("the cone limit {c} is not a finite angle")));
+                        }
+                        b = b.limits(about, [-c, c]);
+                    }
+                }
+                b.build()
+            }
+            JointKind::Generic { dofs } => {
+                let mut locked = JointAxesMask::empty();
+                for (dof, axis) in dofs.iter().zip(RAPIER_DOFS) {
+                    if *dof == DofLimit::Locked {
+                        locked |= JointAxesMask::from(axis);
+                    }
+                }
+                let mut b = generic(locked);
+                for (dof, axis) in dofs.iter().zip(RAPIER_DOFS) {
+                    if let DofLimit::Limited(l) = *dof {
+                        b = b.limits(axis, check(Some(l))?.expect("a limit"));
+                    }
+                }
+                b.build()
+            }
             JointKind::Revolute { .. } | JointKind::Prismatic { .. } => {
                 let (axis, locked, limit) = free.expect("a revolute or prismatic joint");
                 let mut b = generic(locked);

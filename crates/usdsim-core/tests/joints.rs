@@ -324,3 +324,59 @@ fn a_six_joint_arm_held_by_drives_stays_within_a_millimetre() {
     }
     assert!(worst < 1e-3, "a link moved {worst} m from its pose");
 }
+
+/// The largest angle the ball's hanging line makes with straight down over 2 s, after
+/// a kick of `v` at a ball 0.5 m below a ball joint about Z whose `cone` limits its swing.
+fn largest_swing(cone: [Option<f32>; 2], v: Vec3) -> f32 {
+    let pivot = Vec3::new(0.0, 0.0, 1.0);
+    let at = Vec3::new(0.0, 0.0, 0.5);
+    let mut bob = ball("/bob", at, 0.05);
+    bob.linear_velocity = v;
+    let joint = to_world(JointKind::Spherical { axis: JointAxis::Z, cone }, pivot, Quat::IDENTITY, at);
+    let mut s = solver(vec![bob], vec![joint]);
+    let mut largest = 0.0f32;
+    for _ in 0..48 {
+        s.step_frame();
+        let line = s.rigid_pose(RigidId(0)).0 - pivot;
+        largest = largest.max(line.angle_between(-Vec3::Z));
+    }
+    largest
+}
+
+/// A ball joint's cone limits stop its swing: `coneAngle0Limit` toward the next axis
+/// (X, after Z), `coneAngle1Limit` toward the third (Y); a kick that swings it 60°
+/// freely is stopped at each limit.
+#[test]
+fn a_spherical_cone_limit_stops_the_swing_toward_each_axis() {
+    // 2.2 m/s at 0.5 m lifts the ball to 60°: v² = 2gL(1 − cos θ).
+    let (toward_x, toward_y) = (Vec3::new(2.2, 0.0, 0.0), Vec3::new(0.0, 2.2, 0.0));
+    let free = largest_swing([None, None], toward_x);
+    assert!((free.to_degrees() - 60.0).abs() < 3.0, "free, it swung to {}°", free.to_degrees());
+    let cone = [Some(15f32.to_radians()), Some(35f32.to_radians())];
+    for (kick, limit) in [(toward_x, 15.0), (toward_y, 35.0)] {
+        let swing = largest_swing(cone, kick).to_degrees();
+        assert!((swing - limit).abs() < 1.5, "kicked along {kick}, it swung to {swing}°, the cone's limit {limit}°");
+    }
+}
+
+/// A generic joint (UsdPhysics' `PhysicsJoint` with `PhysicsLimitAPI`) with everything
+/// locked but travel along Z, limited to 10 cm down: a box kicked sideways and spun
+/// falls 10 cm straight down and stops, without turning.
+#[test]
+fn a_generic_joint_moves_only_along_its_limited_degree_of_freedom() {
+    use usdsim_core::DofLimit::{Limited, Locked};
+    let at = Vec3::new(0.0, 0.0, 1.0);
+    let mut block = boxed("/block", at, Vec3::splat(0.05));
+    block.linear_velocity = Vec3::new(1.0, 0.5, 0.0);
+    block.angular_velocity = Vec3::new(0.0, 0.0, 3.0);
+    let dofs = [Locked, Locked, Limited([-0.1, 0.0]), Locked, Locked, Locked];
+    let joint = to_world(JointKind::Generic { dofs }, at, Quat::IDENTITY, at);
+    let mut s = solver(vec![block], vec![joint]);
+    for _ in 0..24 {
+        s.step_frame();
+    }
+    let (p, q) = s.rigid_pose(RigidId(0));
+    assert!((p.z - 0.9).abs() < 2e-3, "it stopped at z = {}, the limit 0.9", p.z);
+    assert!(p.truncate().length() < 1e-3, "it moved sideways to {p}");
+    assert!(q.angle_between(Quat::IDENTITY) < 1e-3, "it turned by {} rad", q.angle_between(Quat::IDENTITY));
+}

@@ -46,13 +46,62 @@ pub enum JointKind {
         /// Travel limits, stage units.
         limit: Option<[f32; 2]>,
     },
-    /// A ball joint: the frames' origins stay together, every rotation is free.
-    Spherical,
+    /// A ball joint: the frames' origins stay together; the second frame's `axis` may
+    /// swing within `cone` of the first's: `[toward the next axis, toward the third]`
+    /// in radians (X's next axis is Y, Y's is Z, Z's is X, as UsdPhysics'
+    /// `coneAngle0Limit`/`coneAngle1Limit`), each `None` for no limit; twist is free.
+    Spherical {
+        /// The cone's axis.
+        axis: JointAxis,
+        /// Swing limits, radians.
+        cone: [Option<f32>; 2],
+    },
     /// The frames' origins stay at most `max` apart (a rope).
     Distance {
         /// The longest distance, stage units.
         max: f32,
     },
+    /// UsdPhysics' generic `PhysicsJoint`: each degree of freedom of the second frame
+    /// against the first (translations along, rotations about the first frame's X, Y
+    /// and Z, in [`JointDof`] order) free, locked or limited (stage units, radians).
+    Generic {
+        /// Per degree of freedom, what the joint does with it.
+        dofs: [DofLimit; 6],
+    },
+}
+
+/// One degree of freedom of a joint frame (UsdPhysics' `PhysicsLimitAPI` instances).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointDof {
+    /// Translation along X.
+    TransX,
+    /// Translation along Y.
+    TransY,
+    /// Translation along Z.
+    TransZ,
+    /// Rotation about X.
+    RotX,
+    /// Rotation about Y.
+    RotY,
+    /// Rotation about Z.
+    RotZ,
+}
+
+impl JointDof {
+    /// Every degree of freedom, in the order of [`JointKind::Generic`]'s `dofs`.
+    pub const ALL: [JointDof; 6] =
+        [JointDof::TransX, JointDof::TransY, JointDof::TransZ, JointDof::RotX, JointDof::RotY, JointDof::RotZ];
+}
+
+/// What a generic joint does with one degree of freedom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DofLimit {
+    /// It moves freely.
+    Free,
+    /// It does not move.
+    Locked,
+    /// It moves within `[lower, upper]`: stage units or radians.
+    Limited([f32; 2]),
 }
 
 /// A drive on a revolute or prismatic joint's free axis (UsdPhysics' `PhysicsDriveAPI`):

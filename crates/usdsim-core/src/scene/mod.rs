@@ -22,7 +22,7 @@ pub use body::{BendDefault, Body, BodyKind, LinkKinds, Model, Springs, BODY_MATE
 pub use collider::{Collider, ColliderShape};
 pub use collision_filter::{CollisionFilter, CollisionObject, ElementFilter, ElementSet};
 pub use ids::{BodyId, ColliderId, FrameId, RigidId};
-pub use joint::{Drive, Joint, JointAxis, JointKind};
+pub use joint::{DofLimit, Drive, Joint, JointAxis, JointDof, JointKind};
 pub use material::{Material, MaterialSlot, Plasticity};
 pub use rigid_body::{RigidBody, RigidShape};
 

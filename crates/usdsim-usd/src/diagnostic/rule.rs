@@ -114,7 +114,10 @@ pub const RULES: &[Rule] = &[
     error("DB901", "a joint's physics:body0/body1 name prims that exist, at least one a rigid body, neither a deformable body"),
     error("DB902", "a revolute or prismatic joint's physics:axis is X, Y or Z"),
     error("DB903", "a joint's physics:lowerLimit is not above its physics:upperLimit"),
-    warning("DB904", "a joint's PhysicsDriveAPI drives its free axis (angular on a revolute, linear on a prismatic joint)"),
+    warning(
+        "DB904",
+        "a joint's PhysicsDriveAPI drives its free axis (angular on a revolute, linear on a prismatic joint; none a generic joint's limit locks)",
+    ),
     error("DB905", "the joints inside a PhysicsArticulationRootAPI form a tree: none closes a loop"),
 ];
 

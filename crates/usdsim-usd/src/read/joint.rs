@@ -8,14 +8,15 @@
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::sdf;
-use usdsim_core::{Drive, Joint, JointKind, RigidId};
+use usdsim_core::{DofLimit, Drive, Joint, JointKind, RigidId};
 
 use crate::error::ImportError;
 use crate::read::rigid_body::pose_of;
 use crate::schema::joint::{
-    self as names, drive_attr, JointType, ACCELERATION, ANGULAR, AXIS, BODIES, BREAK, COLLISION_ENABLED, CONE_LIMITS,
-    DAMPING, DRIVE_API, DRIVE_TYPE, ENABLED, JOINT_TYPES, LINEAR, LOCAL_POS, LOCAL_ROT, LOWER_LIMIT, MAX_DISTANCE,
-    MAX_FORCE, MIN_DISTANCE, STIFFNESS, TARGET_POSITION, TARGET_VELOCITY, UPPER_LIMIT,
+    self as names, drive_attr, limit_attr, JointType, ACCELERATION, ANGULAR, AXIS, BODIES, BREAK, COLLISION_ENABLED,
+    CONE_LIMITS, DAMPING, DRIVE_API, DRIVE_TYPE, ENABLED, JOINT_TYPES, LIMIT_API, LIMIT_DISTANCE, LIMIT_DOFS,
+    LIMIT_HIGH, LIMIT_LOW, LINEAR, LOCAL_POS, LOCAL_ROT, LOWER_LIMIT, MAX_DISTANCE, MAX_FORCE, MIN_DISTANCE, STIFFNESS,
+    TARGET_POSITION, TARGET_VELOCITY, UPPER_LIMIT,
 };
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
@@ -149,7 +150,7 @@ pub(crate) fn read_all(
             );
             continue;
         }
-        let Some(kind) = joint_kind(ctx, path, type_name, kind)? else { continue };
+        let Some(kind) = joint_kind(ctx, prim, type_name, kind)? else { continue };
         let mut break_at = [f32::INFINITY; 2];
         for (slot, name) in break_at.iter_mut().zip(BREAK) {
             match attribute_values::f64_value(ctx, path, name)? {
@@ -192,6 +193,15 @@ fn drive(
     for instance in prim.instances(DRIVE_API) {
         if Some(instance.as_str()) == usable {
             found = usable;
+        } else if matches!(kind, JointKind::Generic { .. }) {
+            ctx.warn(
+                "IM084",
+                path,
+                None,
+                format!(
+                    "{DRIVE_API}:{instance} on a {type_name}: drives on a generic joint are not simulated yet; ignored"
+                ),
+            );
         } else {
             ctx.warn(
                 "IM084",
@@ -279,10 +289,11 @@ fn drive(
 /// that constrains nothing usdsim simulates.
 fn joint_kind(
     ctx: &mut Ctx,
-    path: &sdf::Path,
+    prim: &PrimInfo,
     type_name: &str,
     kind: JointType,
 ) -> Result<Option<JointKind>, ImportError> {
+    let path = &prim.path;
     let axis = || -> Result<usdsim_core::JointAxis, ImportError> {
         let token = attribute_values::token_value(ctx, path, AXIS)?.unwrap_or_else(|| "X".to_string());
         names::axis(&token).ok_or_else(|| ImportError::Invalid {
@@ -311,17 +322,66 @@ fn joint_kind(
         JointType::Revolute => JointKind::Revolute { axis: axis()?, limit: limit(std::f64::consts::PI / 180.0)? },
         JointType::Prismatic => JointKind::Prismatic { axis: axis()?, limit: limit(1.0)? },
         JointType::Spherical => {
-            for name in CONE_LIMITS {
-                if let Some(v) = attribute_values::f64_value(ctx, path, name)?.filter(|v| *v >= 0.0) {
-                    ctx.warn(
-                        "IM084",
-                        path,
-                        Some(name),
-                        format!("is {v}°: cone limits are not simulated yet; the ball joint turns freely"),
-                    );
+            let mut cone = [None; 2];
+            for (slot, name) in cone.iter_mut().zip(CONE_LIMITS) {
+                match attribute_values::f64_value(ctx, path, name)? {
+                    Some(v) if v.is_nan() => {
+                        return Err(ImportError::Invalid {
+                            at: ctx.prop_loc(path, name),
+                            reason: "is not a number".to_string(),
+                        })
+                    }
+                    // Negative (the fallback -1) is no limit; so is a half turn or more.
+                    Some(v) if (0.0..180.0).contains(&v) => *slot = Some(v.to_radians() as f32),
+                    _ => {}
                 }
             }
-            JointKind::Spherical
+            JointKind::Spherical { axis: axis()?, cone }
+        }
+        JointType::Generic => {
+            let mut dofs = [DofLimit::Free; 6];
+            for (dof, (instance, angle)) in dofs.iter_mut().zip(LIMIT_DOFS) {
+                if !prim.instances(LIMIT_API).iter().any(|i| i == instance) {
+                    continue;
+                }
+                let (lo_name, hi_name) = (limit_attr(instance, LIMIT_LOW), limit_attr(instance, LIMIT_HIGH));
+                let lo = attribute_values::f64_value(ctx, path, &lo_name)?.unwrap_or(f64::NEG_INFINITY);
+                let hi = attribute_values::f64_value(ctx, path, &hi_name)?.unwrap_or(f64::INFINITY);
+                if lo.is_nan() || hi.is_nan() {
+                    return Err(ImportError::Invalid {
+                        at: ctx.prop_loc(path, &lo_name),
+                        reason: format!("the limits [{lo}, {hi}] are not numbers"),
+                    });
+                }
+                let scale = if angle { std::f64::consts::PI / 180.0 } else { 1.0 };
+                let far = 1e6;
+                // UsdPhysics: low above high locks the degree of freedom.
+                *dof = if lo > hi {
+                    DofLimit::Locked
+                } else if lo == f64::NEG_INFINITY && hi == f64::INFINITY {
+                    DofLimit::Free
+                } else {
+                    DofLimit::Limited([(lo.max(-far) * scale) as f32, (hi.min(far) * scale) as f32])
+                };
+            }
+            if prim.instances(LIMIT_API).iter().any(|i| i == LIMIT_DISTANCE) {
+                ctx.warn(
+                    "IM084",
+                    path,
+                    Some(&limit_attr(LIMIT_DISTANCE, LIMIT_HIGH)),
+                    format!("{LIMIT_API}:{LIMIT_DISTANCE}: a limit on the frames' distance is not simulated"),
+                );
+            }
+            if dofs.iter().all(|d| *d == DofLimit::Free) {
+                ctx.warn(
+                    "IM084",
+                    path,
+                    None,
+                    format!("{type_name}: no {LIMIT_API} limits or locks any degree of freedom, so it holds nothing; ignored"),
+                );
+                return Ok(None);
+            }
+            JointKind::Generic { dofs }
         }
         JointType::Distance => {
             if let Some(v) = attribute_values::f64_value(ctx, path, MIN_DISTANCE)?.filter(|v| *v > 0.0) {

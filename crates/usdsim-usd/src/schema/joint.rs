@@ -18,15 +18,19 @@ pub(crate) enum JointType {
     Spherical,
     /// `PhysicsDistanceJoint`: at most `physics:maxDistance` apart.
     Distance,
+    /// The generic `PhysicsJoint`: each degree of freedom free unless a
+    /// `PhysicsLimitAPI:<dof>` limits or locks it.
+    Generic,
 }
 
 /// `(prim type, kind)` of every simulated joint.
-pub(crate) const JOINT_TYPES: [(&str, JointType); 5] = [
+pub(crate) const JOINT_TYPES: [(&str, JointType); 6] = [
     ("PhysicsFixedJoint", JointType::Fixed),
     ("PhysicsRevoluteJoint", JointType::Revolute),
     ("PhysicsPrismaticJoint", JointType::Prismatic),
     ("PhysicsSphericalJoint", JointType::Spherical),
     ("PhysicsDistanceJoint", JointType::Distance),
+    ("PhysicsJoint", JointType::Generic),
 ];
 
 /// The two bodies (a missing one is the world).
@@ -47,7 +51,8 @@ pub(crate) const ENABLED: &str = "physics:jointEnabled";
 pub(crate) const COLLISION_ENABLED: &str = "physics:collisionEnabled";
 /// Breaking thresholds (fallback inf: never breaks); not simulated yet.
 pub(crate) const BREAK: [&str; 2] = ["physics:breakForce", "physics:breakTorque"];
-/// Spherical cone limits, degrees (fallback -1: none); not simulated yet.
+/// Spherical cone limits, degrees (fallback -1: none): toward the axis after
+/// `physics:axis`, then toward the third.
 pub(crate) const CONE_LIMITS: [&str; 2] = ["physics:coneAngle0Limit", "physics:coneAngle1Limit"];
 /// Distance limits, stage units (fallback -1: none).
 pub(crate) const MIN_DISTANCE: &str = "physics:minDistance";
@@ -74,6 +79,25 @@ pub(crate) const STIFFNESS: &str = "stiffness";
 pub(crate) const DAMPING: &str = "damping";
 /// The largest force or torque (fallback inf).
 pub(crate) const MAX_FORCE: &str = "maxForce";
+
+/// UsdPhysics' multiple-apply limit API (`PhysicsLimitAPI:<instance>`) of a generic
+/// joint.
+pub(crate) const LIMIT_API: &str = "PhysicsLimitAPI";
+/// The limit instances of the six degrees of freedom, in `usdsim_core::JointDof::ALL`
+/// order, and whether each is an angle (degrees).
+pub(crate) const LIMIT_DOFS: [(&str, bool); 6] =
+    [("transX", false), ("transY", false), ("transZ", false), ("rotX", true), ("rotY", true), ("rotZ", true)];
+/// The limit instance on the distance between the frames' origins (not simulated).
+pub(crate) const LIMIT_DISTANCE: &str = "distance";
+/// The lower end (fallback -inf); above `high`, the degree of freedom is locked.
+pub(crate) const LIMIT_LOW: &str = "low";
+/// The upper end (fallback inf).
+pub(crate) const LIMIT_HIGH: &str = "high";
+
+/// A limit attribute: `limit:<instance>:physics:<leaf>`.
+pub(crate) fn limit_attr(instance: &str, leaf: &str) -> String {
+    format!("limit:{instance}:physics:{leaf}")
+}
 
 /// A drive attribute: `drive:<instance>:physics:<leaf>`.
 pub(crate) fn drive_attr(instance: &str, leaf: &str) -> String {

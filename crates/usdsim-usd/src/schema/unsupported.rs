@@ -14,8 +14,8 @@ pub(crate) enum Match {
     Api(&'static str),
 }
 
-/// Why a joint of these types does nothing (the five typed joints of `schema/joint.rs`
-/// are simulated).
+/// Why a joint of these types does nothing (the joints of `schema/joint.rs` are
+/// simulated).
 const JOINT: &str = "this joint type is not simulated: the bodies it joins move freely";
 /// Why PhysX's particles do nothing.
 const PARTICLES: &str = "PhysX particles are not simulated";
@@ -23,8 +23,7 @@ const PARTICLES: &str = "PhysX particles are not simulated";
 const TENDONS: &str = "tendons are not simulated";
 
 /// `(what, why it is not simulated)`.
-pub(crate) const UNSUPPORTED: [(Match, &str); 13] = [
-    (Match::PrimType("PhysicsJoint"), JOINT),
+pub(crate) const UNSUPPORTED: [(Match, &str); 12] = [
     (Match::PrimType("PhysxPhysicsGearJoint"), JOINT),
     (Match::PrimType("PhysxPhysicsRackAndPinionJoint"), JOINT),
     (

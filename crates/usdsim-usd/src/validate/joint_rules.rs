@@ -7,7 +7,8 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::joint::{
-    drive_attr, JointType, ANGULAR, AXIS, BODIES, DRIVE_API, JOINT_TYPES, LINEAR, LOWER_LIMIT, STIFFNESS, UPPER_LIMIT,
+    drive_attr, limit_attr, JointType, ANGULAR, AXIS, BODIES, DRIVE_API, JOINT_TYPES, LIMIT_API, LIMIT_DOFS,
+    LIMIT_HIGH, LIMIT_LOW, LINEAR, LOWER_LIMIT, STIFFNESS, UPPER_LIMIT,
 };
 use crate::schema::names::{BODY_APIS, RIGID_BODY_API};
 use crate::schema::physx_legacy;
@@ -64,12 +65,14 @@ pub(crate) fn check(walk: &mut Walk) {
                 format!("{type_name} joins no rigid body: both sides are the world or static prims"),
             );
         }
-        if matches!(kind, JointType::Revolute | JointType::Prismatic) {
+        if matches!(kind, JointType::Revolute | JointType::Prismatic | JointType::Spherical) {
             if let Some(token) = walk.read(&path, AXIS, av::token_value) {
                 if !["X", "Y", "Z"].contains(&token.as_str()) {
                     walk.report("DB902", &path, Some(AXIS), format!("is {token:?}; expected \"X\", \"Y\" or \"Z\""));
                 }
             }
+        }
+        if matches!(kind, JointType::Revolute | JointType::Prismatic) {
             let lo = walk.read(&path, LOWER_LIMIT, av::f64_value);
             let hi = walk.read(&path, UPPER_LIMIT, av::f64_value);
             if let (Some(lo), Some(hi)) = (lo, hi) {
@@ -84,6 +87,28 @@ pub(crate) fn check(walk: &mut Walk) {
             _ => None,
         };
         for instance in prim.instances(DRIVE_API) {
+            if kind == JointType::Generic {
+                // A generic joint's degree of freedom is locked by a limit with low
+                // above high; a drive on a free one is named by the importer (IM084).
+                let locked = LIMIT_DOFS.iter().any(|(dof, _)| *dof == instance.as_str())
+                    && prim.instances(LIMIT_API).iter().any(|i| *i == instance)
+                    && matches!(
+                        (
+                            walk.read(&path, &limit_attr(&instance, LIMIT_LOW), av::f64_value),
+                            walk.read(&path, &limit_attr(&instance, LIMIT_HIGH), av::f64_value),
+                        ),
+                        (Some(lo), Some(hi)) if lo > hi
+                    );
+                if locked {
+                    walk.report(
+                        "DB904",
+                        &path,
+                        Some(&drive_attr(&instance, STIFFNESS)),
+                        format!("{DRIVE_API}:{instance} drives a degree of freedom its {LIMIT_API}:{instance} locks"),
+                    );
+                }
+                continue;
+            }
             if Some(instance.as_str()) != own {
                 let free =
                     own.map_or("no free axis a drive can act on".to_string(), |o| format!("only its {o} drive acts"));
