@@ -91,7 +91,7 @@ pub(crate) fn check(walk: &mut Walk) {
                 // A generic joint's degree of freedom is locked by a limit with low
                 // above high; a drive on a free one is named by the importer (IM084).
                 let locked = LIMIT_DOFS.iter().any(|(dof, _)| *dof == instance.as_str())
-                    && prim.instances(LIMIT_API).iter().any(|i| *i == instance)
+                    && prim.instances(LIMIT_API).contains(&instance)
                     && matches!(
                         (
                             walk.read(&path, &limit_attr(&instance, LIMIT_LOW), av::f64_value),
