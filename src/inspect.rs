@@ -295,6 +295,7 @@ fn joint_json(j: &usdsim_core::Joint, scene: &usdsim_core::Scene) -> Value {
             "damping": sig(f64::from(d.damping)),
         })),
         "breaks": j.break_at.iter().any(|v| v.is_finite()),
+        "articulated": j.articulated,
         "cone": match j.kind {
             JointKind::Spherical { cone, .. } => json!(cone.map(|c| c.map(|c| sig(f64::from(c).to_degrees())))),
             _ => Value::Null,
@@ -516,6 +517,7 @@ fn text(view: &Value) -> String {
             let drive =
                 if j["drive"].is_null() { String::new() } else { format!(", {} drive", num(&j["drive"]["type"])) };
             let breaks = if j["breaks"] == true { ", breakable" } else { "" };
+            let articulated = if j["articulated"] == true { ", articulated" } else { "" };
             let cone = match j["cone"].as_array() {
                 Some(c) if c.iter().any(|v| !v.is_null()) => {
                     let side = |v: &Value| if v.is_null() { "free".to_string() } else { format!("{}°", num(v)) };
@@ -532,7 +534,7 @@ fn text(view: &Value) -> String {
                 None => String::new(),
             };
             out.push_str(&format!(
-                "  {:<40} {}{axis}: {} to {}{limit}{cone}{dofs}{drive}{breaks}\n",
+                "  {:<40} {}{axis}: {} to {}{limit}{cone}{dofs}{drive}{breaks}{articulated}\n",
                 num(&j["name"]),
                 num(&j["kind"]),
                 num(&j["bodies"][0]),

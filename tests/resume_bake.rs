@@ -96,6 +96,8 @@ fn a_driven_joint_resumes_byte_identical() {
     resumed_is_identical(&dir.path().join("hinge"), &testdata("driven_hinge.usda"), 20, 11, 4, &[]);
     // Fingers on driven slides squeezing a cube: friction anchors against jointed bodies.
     resumed_is_identical(&dir.path().join("gripper"), &testdata("gripper_cube.usda"), 36, 29, 4, &[]);
+    // An articulation: rapier's multibody coordinates are in its snapshot.
+    resumed_is_identical(&dir.path().join("arm"), &testdata("arm_six_joints.usda"), 20, 11, 4, &[]);
 }
 
 /// `tet_cube_on_ground.usda` with a second cube, asleep on the ground under the first,

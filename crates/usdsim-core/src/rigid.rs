@@ -13,6 +13,13 @@
 //!    corrections divided by `dt` to the bodies' velocities, so the pull of a deformable
 //!    changes a rigid body's momentum exactly as the attachment's impulse `λ·n/dt`.
 //!
+//! A link of a multibody (an articulation, [`Joint::articulated`]) has no pose or
+//! velocity of its own to correct: the articulation's coordinates give them. Its share
+//! of the corrections in steps 2 and 3 (and of the deformable contacts' kicks) becomes the
+//! force and torque that deliver the same impulse over the next rapier step, which
+//! rapier's multibody dynamics apply through the articulation's own mass matrix: the
+//! momentum is exchanged one substep later, never lost.
+//!
 //! Rapier resolves rigid contacts in step 1 and the attachments act in step 2: a split
 //! (staggered) coupling, which keeps each solver's own guarantees and costs one rapier
 //! step per substep. Deformable vertices collide with rigid bodies in `contact/rigid.rs`.
@@ -25,7 +32,8 @@ use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::{
     ColliderBuilder, GenericJoint, GenericJointBuilder, ImpulseJointHandle, JointAxesMask, JointAxis as RapierAxis,
-    MotorModel, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, RopeJointBuilder, SharedShape,
+    MotorModel, MultibodyJointHandle, PhysicsWorld, Pose, RigidBodyBuilder, RigidBodyHandle, RopeJointBuilder,
+    SharedShape,
 };
 use std::sync::Arc;
 
@@ -92,6 +100,15 @@ impl RigidState {
     }
 }
 
+/// Where rapier keeps a scene joint.
+#[derive(Clone, Copy, Debug)]
+enum JointHandle {
+    /// An impulse joint between two free bodies.
+    Impulse(ImpulseJointHandle),
+    /// A multibody link's joint (an articulation, reduced coordinates).
+    Multibody(MultibodyJointHandle),
+}
+
 /// A kinematic rigid body's motion over the current frame.
 struct KinematicMotion {
     start: (Vec3, Quat),
@@ -103,7 +120,10 @@ pub(crate) struct RigidWorld {
     world: PhysicsWorld,
     handles: Vec<RigidBodyHandle>,
     /// Per scene joint, its rapier handle and the axis its drive acts on, if any.
-    joints: Vec<(ImpulseJointHandle, Option<RapierAxis>)>,
+    joints: Vec<(JointHandle, Option<RapierAxis>)>,
+    /// The current substep's length (links take the deformables' pushes as forces over
+    /// the next one).
+    dt: f32,
     /// Per scene joint, the force and torque it breaks beyond.
     break_at: Vec<[f32; 2]>,
     /// Drive targets set since the last substep, handed to rapier as the next substep
@@ -195,14 +215,15 @@ fn effective_inertia(j: &Joint, axis: RapierAxis, inertia: &[Option<Inertia>]) -
     }
 }
 
-/// Inserts `joints` into `world` as rapier impulse joints; a side with no body is held
+/// Inserts `joints` into `world` as rapier impulse joints, or multibody links for an
+/// articulation's (see [`Joint::articulated`]); a side with no body is held
 /// by one fixed body at the world's origin, made when first needed.
 fn add_joints(
     world: &mut PhysicsWorld,
     handles: &[RigidBodyHandle],
     inertia: &[Option<Inertia>],
     joints: &[Joint],
-) -> Result<Vec<(ImpulseJointHandle, Option<RapierAxis>)>, SceneError> {
+) -> Result<Vec<(JointHandle, Option<RapierAxis>)>, SceneError> {
     let mut anchor: Option<RigidBodyHandle> = None;
     let mut out = Vec::with_capacity(joints.len());
     for j in joints {
@@ -318,7 +339,19 @@ fn add_joints(
                     .into()
             }
         };
-        let handle = world.insert_impulse_joint(side[0], side[1], joint);
+        // An articulation's joint becomes a multibody link, its second body the child of
+        // its first; rapier refuses one that would give a body a second parent (a loop),
+        // which then stays an impulse joint.
+        // A multibody's root does not follow a kinematic body's animation in rapier, so a
+        // joint hanging from a kinematic body stays an impulse joint too.
+        let kinematic_parent = j.bodies[0].is_some_and(|RigidId(i)| inertia.get(i).is_some_and(Option::is_none));
+        let articulated = (j.articulated && !kinematic_parent)
+            .then(|| world.multibody_joints.insert(side[0], side[1], joint, true))
+            .flatten();
+        let handle = match articulated {
+            Some(h) => JointHandle::Multibody(h),
+            None => JointHandle::Impulse(world.insert_impulse_joint(side[0], side[1], joint)),
+        };
         out.push((handle, j.drive.and(free.map(|(axis, _, _)| axis))));
     }
     Ok(out)
@@ -326,7 +359,7 @@ fn add_joints(
 
 impl RigidWorld {
     /// Builds the rapier world: `bodies` dynamic or kinematic, `colliders` fixed, and
-    /// `joints` as rapier's own impulse joints between them.
+    /// `joints` as rapier's own impulse joints and multibodies between them.
     pub fn new(
         bodies: &[RigidBody],
         colliders: &[Collider],
@@ -427,7 +460,8 @@ impl RigidWorld {
         let joints = add_joints(&mut world, &handles, &inertia, scene_joints)?;
         let drive_targets = vec![None; joints.len()];
         let break_at = scene_joints.iter().map(|j| j.break_at).collect();
-        let mut rigid = RigidWorld { world, handles, joints, break_at, drive_targets, kinematic, states: Vec::new() };
+        let mut rigid =
+            RigidWorld { world, handles, joints, dt: 0.0, break_at, drive_targets, kinematic, states: Vec::new() };
         rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
         Ok(rigid)
     }
@@ -484,6 +518,7 @@ impl RigidWorld {
     fn break_overloaded(&mut self, dt: f32) {
         let solver_steps = self.world.integration_parameters.num_solver_iterations.max(1) as f32;
         for (&(handle, _), &[force, torque]) in self.joints.iter().zip(&self.break_at) {
+            let JointHandle::Impulse(handle) = handle else { continue };
             if force.is_infinite() && torque.is_infinite() {
                 continue;
             }
@@ -504,7 +539,7 @@ impl RigidWorld {
 
     /// Whether joint `j` has broken.
     pub fn joint_broken(&self, j: usize) -> bool {
-        let Some(&(handle, _)) = self.joints.get(j) else { return false };
+        let Some(&(JointHandle::Impulse(handle), _)) = self.joints.get(j) else { return false };
         self.world.impulse_joints.get(handle).is_some_and(|joint| !joint.data.is_enabled())
     }
 
@@ -512,9 +547,18 @@ impl RigidWorld {
     fn apply_drive_targets(&mut self) {
         for (j, target) in self.drive_targets.iter_mut().enumerate() {
             let (Some((position, velocity)), (handle, Some(axis))) = (target.take(), self.joints[j]) else { continue };
-            let Some(joint) = self.world.impulse_joints.get_mut(handle, false) else { continue };
-            if let Some(motor) = joint.data.motor(axis).copied() {
-                joint.data.set_motor(axis, position, velocity, motor.stiffness, motor.damping);
+            let data = match handle {
+                JointHandle::Impulse(h) => self.world.impulse_joints.get_mut(h, false).map(|joint| &mut joint.data),
+                JointHandle::Multibody(h) => self
+                    .world
+                    .multibody_joints
+                    .get_mut(h)
+                    .and_then(|(mb, link)| mb.link_mut(link))
+                    .map(|link| &mut link.joint.data),
+            };
+            let Some(data) = data else { continue };
+            if let Some(motor) = data.motor(axis).copied() {
+                data.set_motor(axis, position, velocity, motor.stiffness, motor.damping);
             }
         }
     }
@@ -523,12 +567,23 @@ impl RigidWorld {
     /// joint's second frame about the first's X axis, or a prismatic joint's travel.
     pub fn joint_coordinate(&self, j: usize) -> Option<f32> {
         let &(handle, _) = self.joints.get(j)?;
-        let joint = self.world.impulse_joints.get(handle)?;
+        let (body1, body2, data) = match handle {
+            JointHandle::Impulse(h) => {
+                let joint = self.world.impulse_joints.get(h)?;
+                (joint.body1(), joint.body2(), &joint.data)
+            }
+            JointHandle::Multibody(h) => {
+                let (mb, id) = self.world.multibody_joints.get(h)?;
+                let link = mb.link(id)?;
+                let parent = mb.link(link.parent_id()?)?;
+                (parent.rigid_body_handle(), link.rigid_body_handle(), &link.joint().data)
+            }
+        };
         let pose = |h: RigidBodyHandle, frame: &Pose| self.world.bodies.get(h).map(|b| *b.position() * *frame);
-        let a = pose(joint.body1(), &joint.data.local_frame1)?;
-        let b = pose(joint.body2(), &joint.data.local_frame2)?;
+        let a = pose(body1, &data.local_frame1)?;
+        let b = pose(body2, &data.local_frame2)?;
         let rel = a.inverse() * b;
-        if joint.data.locked_axes.contains(JointAxesMask::LIN_X) {
+        if data.locked_axes.contains(JointAxesMask::LIN_X) {
             let (axis, angle) = rel.rotation.to_axis_angle();
             Some(if axis.x < 0.0 { -angle } else { angle })
         } else {
@@ -583,7 +638,17 @@ impl RigidWorld {
             }
         }
         self.world.integration_parameters.dt = dt;
+        self.dt = dt;
         self.world.step();
+        // The pushes links took over this step are spent.
+        for &h in &self.handles {
+            if self.world.multibody_joints.rigid_body_link(h).is_some() {
+                if let Some(rb) = self.world.bodies.get_mut(h) {
+                    rb.reset_forces(false);
+                    rb.reset_torques(false);
+                }
+            }
+        }
         self.break_overloaded(dt);
         for (i, prev) in before.into_iter().enumerate() {
             let mut s = self.state(i);
@@ -607,7 +672,17 @@ impl RigidWorld {
                 dq = -dq;
             }
             let dw = Vec3::new(dq.x, dq.y, dq.z) * (2.0 / dt);
-            let linvel = rb.linvel() + (com_new - com_old) / dt;
+            let dv = (com_new - com_old) / dt;
+            if self.world.multibody_joints.rigid_body_link(self.handles[i]).is_some() {
+                // A multibody link's pose and velocity follow from the articulation's
+                // coordinates: the correction acts as the impulse it stands for, a force
+                // over the next step (rapier's multibody dynamics take link forces).
+                let (p, l) = (dv / s.inv_mass, s.inv_inertia.inverse() * dw);
+                rb.add_force(p / dt, true);
+                rb.add_torque(l / dt, true);
+                continue;
+            }
+            let linvel = rb.linvel() + dv;
             let angvel = rb.angvel() + dw;
             rb.set_position(Pose::from_parts(s.pos, s.rot), true);
             rb.set_linvel(linvel, true);
@@ -651,6 +726,19 @@ impl RigidWorld {
     /// Adds `dv` and `dw` to the linear and angular (world, about the centre of mass)
     /// velocity of body `i` (deformable contacts, `contact/rigid.rs`).
     pub fn add_velocity(&mut self, i: usize, dv: Vec3, dw: Vec3) {
+        if self.world.multibody_joints.rigid_body_link(self.handles[i]).is_some() {
+            // A link takes it as the impulse it stands for, over the next step (see
+            // `end_substep`).
+            let s = &self.states[i];
+            if s.inv_mass > 0.0 && self.dt > 0.0 {
+                let (p, l) = (dv / s.inv_mass, s.inv_inertia.inverse() * dw);
+                if let Some(rb) = self.world.bodies.get_mut(self.handles[i]) {
+                    rb.add_force(p / self.dt, true);
+                    rb.add_torque(l / self.dt, true);
+                }
+            }
+            return;
+        }
         if let Some(rb) = self.world.bodies.get_mut(self.handles[i]) {
             let (v, w) = (rb.linvel() + dv, rb.angvel() + dw);
             rb.set_linvel(v, true);

@@ -36,6 +36,7 @@ fn half_period(principal_axes: Quat) -> f32 {
         collision_enabled: false,
         drive: Some(drive),
         break_at: [f32::INFINITY; 2],
+        articulated: false,
     };
     let scene = Scene { rigid_bodies: vec![body], joints: vec![hinge], ..Default::default() };
     let mut s = Solver::new(scene, Settings::default()).unwrap();

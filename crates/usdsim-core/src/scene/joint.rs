@@ -1,5 +1,6 @@
 //! Joints between rigid bodies (UsdPhysics' joint prims), simulated by rapier3d's own
-//! impulse joints (`rigid.rs`): usdsim writes no joint solver.
+//! impulse joints and, for articulations, its multibodies (`rigid.rs`): usdsim writes no
+//! joint solver.
 
 use glam::{Quat, Vec3};
 
@@ -144,4 +145,10 @@ pub struct Joint {
     /// The force (mass · distance / s²) and torque the joint holds before it breaks
     /// for good; `f32::INFINITY` never breaks.
     pub break_at: [f32; 2],
+    /// Part of an articulation (UsdPhysics' `PhysicsArticulationRootAPI`): simulated in
+    /// reduced coordinates as a link of a rapier multibody, its second body the child of
+    /// its first; a joint that would close a loop, or whose first body is kinematic
+    /// (rapier's multibody root does not follow one), stays an impulse joint. An
+    /// articulated joint does not break.
+    pub articulated: bool,
 }

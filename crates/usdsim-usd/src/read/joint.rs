@@ -13,10 +13,10 @@ use usdsim_core::{DofLimit, Drive, Joint, JointKind, RigidId};
 use crate::error::ImportError;
 use crate::read::rigid_body::pose_of;
 use crate::schema::joint::{
-    self as names, drive_attr, limit_attr, JointType, ACCELERATION, ANGULAR, AXIS, BODIES, BREAK, COLLISION_ENABLED,
-    CONE_LIMITS, DAMPING, DRIVE_API, DRIVE_TYPE, ENABLED, JOINT_TYPES, LIMIT_API, LIMIT_DISTANCE, LIMIT_DOFS,
-    LIMIT_HIGH, LIMIT_LOW, LINEAR, LOCAL_POS, LOCAL_ROT, LOWER_LIMIT, MAX_DISTANCE, MAX_FORCE, MIN_DISTANCE, STIFFNESS,
-    TARGET_POSITION, TARGET_VELOCITY, UPPER_LIMIT,
+    self as names, drive_attr, limit_attr, JointType, ACCELERATION, ANGULAR, ARTICULATION_ROOT_API, AXIS, BODIES,
+    BREAK, COLLISION_ENABLED, CONE_LIMITS, DAMPING, DRIVE_API, DRIVE_TYPE, ENABLED, EXCLUDE_FROM_ARTICULATION,
+    JOINT_TYPES, LIMIT_API, LIMIT_DISTANCE, LIMIT_DOFS, LIMIT_HIGH, LIMIT_LOW, LINEAR, LOCAL_POS, LOCAL_ROT,
+    LOWER_LIMIT, MAX_DISTANCE, MAX_FORCE, MIN_DISTANCE, STIFFNESS, TARGET_POSITION, TARGET_VELOCITY, UPPER_LIMIT,
 };
 use crate::stage::attribute_values;
 use crate::stage::context::Ctx;
@@ -68,6 +68,7 @@ pub(crate) fn read_all(
 ) -> Result<(Vec<Joint>, Vec<DriveTrack>), ImportError> {
     let mut joints = Vec::new();
     let mut tracks = Vec::new();
+    let roots: Vec<&sdf::Path> = prims.iter().filter(|p| p.has_api(ARTICULATION_ROOT_API)).map(|p| &p.path).collect();
     'joints: for prim in prims {
         let Some(&(type_name, kind)) = JOINT_TYPES.iter().find(|(t, _)| *t == prim.type_name) else { continue };
         let path = &prim.path;
@@ -165,9 +166,34 @@ pub(crate) fn read_all(
             }
         }
         let collision_enabled = attribute_values::bool_value(ctx, path, COLLISION_ENABLED)? == Some(true);
+        // In an articulation: the joint prim, or a body it joins, lies under a root.
+        let body_paths: Vec<sdf::Path> = (0..2)
+            .filter_map(|k| ctx.prim(path).ok()?.relationship(BODIES[k]).targets().ok()?.into_iter().next())
+            .collect();
+        let articulated =
+            roots.iter().any(|root| path.has_prefix(root) || body_paths.iter().any(|b| b.has_prefix(root)))
+                && attribute_values::bool_value(ctx, path, EXCLUDE_FROM_ARTICULATION)? != Some(true);
+        if articulated && break_at.iter().any(|b| b.is_finite()) {
+            ctx.warn(
+                "IM084",
+                path,
+                Some(BREAK[0]),
+                format!("{type_name}: a joint of an articulation does not break (rapier's multibody links hold); the threshold is ignored"),
+            );
+            break_at = [f32::INFINITY; 2];
+        }
         let (drive, track) = drive(ctx, prim, type_name, kind, joints.len(), start)?;
         tracks.extend(track);
-        joints.push(Joint { name: path.to_string(), bodies, frames, kind, collision_enabled, drive, break_at });
+        joints.push(Joint {
+            name: path.to_string(),
+            bodies,
+            frames,
+            kind,
+            collision_enabled,
+            drive,
+            break_at,
+            articulated,
+        });
     }
     Ok((joints, tracks))
 }

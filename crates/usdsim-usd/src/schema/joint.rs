@@ -59,6 +59,12 @@ pub(crate) const MIN_DISTANCE: &str = "physics:minDistance";
 /// See [`MIN_DISTANCE`].
 pub(crate) const MAX_DISTANCE: &str = "physics:maxDistance";
 
+/// The articulation root API: the joints under its prim, or joining bodies under it,
+/// form one articulation (a tree, simulated in reduced coordinates).
+pub(crate) const ARTICULATION_ROOT_API: &str = "PhysicsArticulationRootAPI";
+/// A joint left out of its articulation (fallback false): an impulse joint.
+pub(crate) const EXCLUDE_FROM_ARTICULATION: &str = "physics:excludeFromArticulation";
+
 /// UsdPhysics' multiple-apply drive API (`PhysicsDriveAPI:<instance>`).
 pub(crate) const DRIVE_API: &str = "PhysicsDriveAPI";
 /// The drive instance of a revolute joint's hinge.

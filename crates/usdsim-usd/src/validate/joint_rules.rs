@@ -7,15 +7,12 @@ use openusd::sdf;
 
 use super::walk::Walk;
 use crate::schema::joint::{
-    drive_attr, limit_attr, JointType, ANGULAR, AXIS, BODIES, DRIVE_API, JOINT_TYPES, LIMIT_API, LIMIT_DOFS,
-    LIMIT_HIGH, LIMIT_LOW, LINEAR, LOWER_LIMIT, STIFFNESS, UPPER_LIMIT,
+    drive_attr, limit_attr, JointType, ANGULAR, ARTICULATION_ROOT_API, AXIS, BODIES, DRIVE_API, JOINT_TYPES, LIMIT_API,
+    LIMIT_DOFS, LIMIT_HIGH, LIMIT_LOW, LINEAR, LOWER_LIMIT, STIFFNESS, UPPER_LIMIT,
 };
 use crate::schema::names::{BODY_APIS, RIGID_BODY_API};
 use crate::schema::physx_legacy;
 use crate::stage::attribute_values as av;
-
-/// The articulation root API: its joints must form a tree.
-const ARTICULATION_ROOT_API: &str = "PhysicsArticulationRootAPI";
 
 /// Runs the joint rules on every joint prim of a simulated type.
 pub(crate) fn check(walk: &mut Walk) {
