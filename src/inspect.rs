@@ -296,12 +296,23 @@ fn joint_json(j: &usdsim_core::Joint, scene: &usdsim_core::Scene) -> Value {
         })),
         "breaks": j.break_at.iter().any(|v| v.is_finite()),
         "articulated": j.articulated,
+        "dof_drives": match j.kind {
+            JointKind::Generic { drives, .. } => json!(drives
+                .iter()
+                .zip(usdsim_core::JointDof::ALL)
+                .filter_map(|(d, dof)| d.map(|d| json!({
+                    "dof": format!("{dof:?}"),
+                    "type": if d.acceleration { "acceleration" } else { "force" },
+                })))
+                .collect::<Vec<_>>()),
+            _ => Value::Null,
+        },
         "cone": match j.kind {
             JointKind::Spherical { cone, .. } => json!(cone.map(|c| c.map(|c| sig(f64::from(c).to_degrees())))),
             _ => Value::Null,
         },
         "dofs": match j.kind {
-            JointKind::Generic { dofs } => json!(dofs.iter().zip(usdsim_core::JointDof::ALL).map(|(d, dof)| {
+            JointKind::Generic { dofs, .. } => json!(dofs.iter().zip(usdsim_core::JointDof::ALL).map(|(d, dof)| {
                 let angle = matches!(dof, usdsim_core::JointDof::RotX | usdsim_core::JointDof::RotY | usdsim_core::JointDof::RotZ);
                 let value = match *d {
                     usdsim_core::DofLimit::Free => json!("free"),
@@ -518,6 +529,10 @@ fn text(view: &Value) -> String {
                 if j["drive"].is_null() { String::new() } else { format!(", {} drive", num(&j["drive"]["type"])) };
             let breaks = if j["breaks"] == true { ", breakable" } else { "" };
             let articulated = if j["articulated"] == true { ", articulated" } else { "" };
+            let dof_drives: String = j["dof_drives"]
+                .as_array()
+                .map(|d| d.iter().map(|d| format!(", {} {} drive", num(&d["dof"]), num(&d["type"]))).collect())
+                .unwrap_or_default();
             let cone = match j["cone"].as_array() {
                 Some(c) if c.iter().any(|v| !v.is_null()) => {
                     let side = |v: &Value| if v.is_null() { "free".to_string() } else { format!("{}°", num(v)) };
@@ -534,7 +549,7 @@ fn text(view: &Value) -> String {
                 None => String::new(),
             };
             out.push_str(&format!(
-                "  {:<40} {}{axis}: {} to {}{limit}{cone}{dofs}{drive}{breaks}{articulated}\n",
+                "  {:<40} {}{axis}: {} to {}{limit}{cone}{dofs}{drive}{dof_drives}{breaks}{articulated}\n",
                 num(&j["name"]),
                 num(&j["kind"]),
                 num(&j["bodies"][0]),

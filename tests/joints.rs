@@ -195,6 +195,60 @@ fn a_time_sampled_drive_turns_a_hinge_to_its_target() {
     }
 }
 
+/// The driven hinge as a generic `PhysicsJoint`: `PhysicsLimitAPI` locks all but rotZ
+/// and `PhysicsDriveAPI:rotZ` (acceleration, time-sampled target 0° → 45°) turns it:
+/// the bar follows the ramp and holds at 45°, and its hinge stays put.
+#[test]
+fn a_generic_joints_drive_turns_its_free_rotation_to_a_time_sampled_target() {
+    let dir = temp_dir();
+    let text = std::fs::read_to_string(testdata("driven_hinge.usda")).unwrap();
+    let locked = ["transX", "transY", "transZ", "rotX", "rotY"];
+    let apis: Vec<String> = locked.iter().map(|d| format!("\"PhysicsLimitAPI:{d}\"")).collect();
+    let limits: String = locked
+        .iter()
+        .map(|d| format!("        float limit:{d}:physics:high = -1\n        float limit:{d}:physics:low = 1\n"))
+        .collect();
+    let generic = text
+        .replace(
+            "def PhysicsRevoluteJoint \"Hinge\" (\n        prepend apiSchemas = [\"PhysicsDriveAPI:angular\"]\n    )\n    {\n        uniform token physics:axis = \"Z\"\n",
+            &format!(
+                "def PhysicsJoint \"Hinge\" (\n        prepend apiSchemas = [\"PhysicsDriveAPI:rotZ\", {}]\n    )\n    {{\n{limits}",
+                apis.join(", ")
+            ),
+        )
+        .replace("drive:angular:", "drive:rotZ:");
+    assert!(
+        generic.contains("PhysicsJoint \"Hinge\"")
+            && !generic.contains("drive:angular:")
+            && !generic.contains("DriveAPI:angular\""),
+        "{generic}"
+    );
+    let file = dir.path().join("generic.usda");
+    std::fs::write(&file, generic).unwrap();
+    let out = dir.path().join("generic.usdc");
+    let run = bake(&file, &out, &["--frames", "72"]);
+    assert!(!run.stderr.contains("IM084"), "the generic joint and its drive are simulated: {}", run.stderr);
+    let layer = LayerFile::open(&out);
+    let angle = |t: f64| -> f64 {
+        let sample = layer.raw_samples("/World/Bar", "xformOp:orient").into_iter().find(|(s, _)| *s == t);
+        let Some((_, sdf::Value::Quatd(q))) = sample else { panic!("xformOp:orient at {t}: {sample:?}") };
+        let (axis, a) = glam::DQuat::from_xyzw(q.x, q.y, q.z, q.w).to_axis_angle();
+        a.to_degrees() * axis.z.signum()
+    };
+    let ramp = angle(12.0);
+    assert!(ramp > 10.0 && ramp < 22.5, "at frame 12 the bar is at {ramp}°, the target 22.5°");
+    for t in [48.0, 72.0] {
+        assert!((angle(t) - 45.0).abs() < 0.5, "at frame {t} the bar is at {}°, the target 45°", angle(t));
+    }
+    for (t, p) in translates(&out, "/World/Bar") {
+        let a = angle(t).to_radians();
+        let hinge = p - DVec3::new(0.25 * a.cos(), 0.25 * a.sin(), 0.0);
+        assert!((hinge - DVec3::new(0.0, 0.0, 1.0)).length() < 1e-3, "at {t}: the hinge moved to {hinge}");
+    }
+    let shown = usdsim(["inspect".as_ref(), file.as_os_str()]);
+    assert!(shown.stdout.contains("RotZ acceleration drive"), "{}", shown.stdout);
+}
+
 #[test]
 fn a_joint_to_a_deformable_body_is_refused_by_validate_and_the_run() {
     let dir = temp_dir();

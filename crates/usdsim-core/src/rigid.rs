@@ -27,7 +27,7 @@
 use crate::error::SceneError;
 use crate::mesh::parry_shape::parry_shape;
 use crate::scene::ColliderShape;
-use crate::scene::{Collider, DofLimit, Joint, JointAxis, JointKind, RigidBody, RigidId};
+use crate::scene::{Collider, DofLimit, Drive, Joint, JointAxis, JointDof, JointKind, RigidBody, RigidId};
 use glam::{Mat3, Quat, Vec3};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::{
@@ -119,8 +119,11 @@ struct KinematicMotion {
 pub(crate) struct RigidWorld {
     world: PhysicsWorld,
     handles: Vec<RigidBodyHandle>,
-    /// Per scene joint, its rapier handle and the axis its drive acts on, if any.
-    joints: Vec<(JointHandle, Option<RapierAxis>)>,
+    /// Per scene joint, its rapier handle and the axes its drives act on.
+    joints: Vec<(JointHandle, Vec<RapierAxis>)>,
+    /// Per scene joint, whether it is a generic joint (its drives are per degree of
+    /// freedom).
+    generic: Vec<bool>,
     /// The current substep's length (links take the deformables' pushes as forces over
     /// the next one).
     dt: f32,
@@ -129,7 +132,7 @@ pub(crate) struct RigidWorld {
     /// Drive targets set since the last substep, handed to rapier as the next substep
     /// begins: like a kinematic target, a target is the input's, not part of the saved
     /// state, so a resumed run matches an uninterrupted one byte for byte.
-    drive_targets: Vec<Option<(f32, f32)>>,
+    drive_targets: Vec<(usize, RapierAxis, f32, f32)>,
     kinematic: Vec<Option<KinematicMotion>>,
     /// Per rigid body, this substep's state (see the module docs).
     pub states: Vec<RigidState>,
@@ -182,24 +185,33 @@ struct Inertia {
     at: (Vec3, Quat),
 }
 
-/// The inertia joint `j`'s free `axis` moves against at the start: for a hinge, each
-/// dynamic side's moment of inertia about the hinge line (parallel-axis theorem), for a
-/// slider its mass, the two sides combined as reduced inertia `1 / (1/I₀ + 1/I₁)`.
+/// The inertia a drive of joint `j` on `axis` (rapier's, in the joint frame rapier
+/// gets) moves against at the start: for a rotation, each dynamic side's moment of
+/// inertia about that line through the joint (parallel-axis theorem), for a
+/// translation its mass, the two sides combined as reduced inertia `1 / (1/I₀ + 1/I₁)`.
 fn effective_inertia(j: &Joint, axis: RapierAxis, inertia: &[Option<Inertia>]) -> f32 {
     let principal = match j.kind {
         JointKind::Revolute { axis, .. } | JointKind::Prismatic { axis, .. } => principal(axis),
         _ => Quat::IDENTITY,
+    };
+    let (linear, unit) = match axis {
+        RapierAxis::LinX => (true, Vec3::X),
+        RapierAxis::LinY => (true, Vec3::Y),
+        RapierAxis::LinZ => (true, Vec3::Z),
+        RapierAxis::AngX => (false, Vec3::X),
+        RapierAxis::AngY => (false, Vec3::Y),
+        RapierAxis::AngZ => (false, Vec3::Z),
     };
     let mut inverse = 0.0f32;
     for (body, (anchor, frame)) in j.bodies.iter().zip(&j.frames) {
         let Some(Some(b)) = body.map(|RigidId(i)| inertia.get(i).and_then(|b| b.as_ref())) else { continue };
         let (t, q) = b.at;
         let m = &b.mass;
-        if axis == RapierAxis::LinX {
+        if linear {
             inverse += m.inv_mass;
             continue;
         }
-        let u = q * (frame.normalize() * principal * Vec3::X);
+        let u = q * (frame.normalize() * principal * unit);
         let r = (t + q * *anchor) - (t + q * m.local_com);
         let rot = Mat3::from_quat(q);
         let world = rot * m.reconstruct_inertia_matrix() * rot.transpose();
@@ -215,6 +227,35 @@ fn effective_inertia(j: &Joint, axis: RapierAxis, inertia: &[Option<Inertia>]) -
     }
 }
 
+/// Puts drive `d` on `axis` of the joint being built: rapier's force-based motor,
+/// an acceleration drive scaled by the joint's own effective inertia about (or mass
+/// along) that axis at the start (rapier's acceleration motor scales by the inertia at
+/// the centre of mass, which is not the joint's).
+fn with_drive(
+    b: GenericJointBuilder,
+    j: &Joint,
+    axis: RapierAxis,
+    d: &Drive,
+    inertia: &[Option<Inertia>],
+) -> Result<GenericJointBuilder, SceneError> {
+    let numbers = [d.target_position, d.target_velocity, d.stiffness, d.damping];
+    if !numbers.iter().all(|x| x.is_finite())
+        || d.stiffness < 0.0
+        || d.damping < 0.0
+        || d.max_force.is_nan()
+        || d.max_force < 0.0
+    {
+        return Err(SceneError::InvalidJoint {
+            joint: j.name.clone(),
+            reason: format!("its drive is not finite and non-negative: {d:?}"),
+        });
+    }
+    let scale = if d.acceleration { effective_inertia(j, axis, inertia) } else { 1.0 };
+    Ok(b.motor_model(axis, MotorModel::ForceBased)
+        .set_motor(axis, d.target_position, d.target_velocity, d.stiffness * scale, d.damping * scale)
+        .motor_max_force(axis, d.max_force))
+}
+
 /// Inserts `joints` into `world` as rapier impulse joints, or multibody links for an
 /// articulation's (see [`Joint::articulated`]); a side with no body is held
 /// by one fixed body at the world's origin, made when first needed.
@@ -223,7 +264,7 @@ fn add_joints(
     handles: &[RigidBodyHandle],
     inertia: &[Option<Inertia>],
     joints: &[Joint],
-) -> Result<Vec<(JointHandle, Option<RapierAxis>)>, SceneError> {
+) -> Result<Vec<(JointHandle, Vec<RapierAxis>)>, SceneError> {
     let mut anchor: Option<RigidBodyHandle> = None;
     let mut out = Vec::with_capacity(joints.len());
     for j in joints {
@@ -284,7 +325,7 @@ fn add_joints(
                 }
                 b.build()
             }
-            JointKind::Generic { dofs } => {
+            JointKind::Generic { dofs, drives } => {
                 let mut locked = JointAxesMask::empty();
                 for (dof, axis) in dofs.iter().zip(RAPIER_DOFS) {
                     if *dof == DofLimit::Locked {
@@ -292,9 +333,16 @@ fn add_joints(
                     }
                 }
                 let mut b = generic(locked);
-                for (dof, axis) in dofs.iter().zip(RAPIER_DOFS) {
+                for ((dof, axis), drive) in dofs.iter().zip(RAPIER_DOFS).zip(&drives) {
                     if let DofLimit::Limited(l) = *dof {
                         b = b.limits(axis, check(Some(l))?.expect("a limit"));
+                    }
+                    match (dof, drive) {
+                        (DofLimit::Locked, Some(_)) => {
+                            return Err(invalid(format!("a drive on {axis:?}, which it locks")));
+                        }
+                        (_, Some(d)) => b = with_drive(b, j, axis, d, inertia)?,
+                        _ => {}
                     }
                 }
                 b.build()
@@ -305,25 +353,8 @@ fn add_joints(
                 if let Some(l) = check(limit)? {
                     b = b.limits(axis, l);
                 }
-                if let Some(d) = j.drive {
-                    let numbers = [d.target_position, d.target_velocity, d.stiffness, d.damping];
-                    if !numbers.iter().all(|x| x.is_finite())
-                        || d.stiffness < 0.0
-                        || d.damping < 0.0
-                        || d.max_force.is_nan()
-                        || d.max_force < 0.0
-                    {
-                        return Err(invalid(format!("its drive is not finite and non-negative: {d:?}")));
-                    }
-                    // An acceleration drive is a force drive scaled by the joint's own
-                    // effective inertia about (or mass along) its axis at the start:
-                    // rapier's acceleration motor scales by the inertia at the centre of
-                    // mass, which is not the hinge's.
-                    let scale = if d.acceleration { effective_inertia(j, axis, inertia) } else { 1.0 };
-                    b = b
-                        .motor_model(axis, MotorModel::ForceBased)
-                        .set_motor(axis, d.target_position, d.target_velocity, d.stiffness * scale, d.damping * scale)
-                        .motor_max_force(axis, d.max_force);
+                if let Some(d) = &j.drive {
+                    b = with_drive(b, j, axis, d, inertia)?;
                 }
                 b.build()
             }
@@ -352,7 +383,13 @@ fn add_joints(
             Some(h) => JointHandle::Multibody(h),
             None => JointHandle::Impulse(world.insert_impulse_joint(side[0], side[1], joint)),
         };
-        out.push((handle, j.drive.and(free.map(|(axis, _, _)| axis))));
+        let driven = match j.kind {
+            JointKind::Generic { drives, .. } => {
+                RAPIER_DOFS.iter().zip(drives).filter(|(_, d)| d.is_some()).map(|(a, _)| *a).collect()
+            }
+            _ => j.drive.and(free.map(|(axis, _, _)| axis)).into_iter().collect(),
+        };
+        out.push((handle, driven));
     }
     Ok(out)
 }
@@ -367,7 +404,11 @@ impl RigidWorld {
         gravity: Vec3,
     ) -> Result<RigidWorld, SceneError> {
         let mut world = PhysicsWorld::new();
-        if joints.iter().any(|j| j.drive.is_some()) {
+        let driven = |j: &Joint| match j.kind {
+            JointKind::Generic { drives, .. } => drives.iter().any(Option::is_some),
+            _ => j.drive.is_some(),
+        };
+        if joints.iter().any(driven) {
             // Rapier's iterative solver leaves a stiff motor far from converged at its
             // default 4 iterations (a 1e5 N·m/rad drive acted as 1.8e3 under a link's
             // weight); 16 iterations of 4 inner PGS sweeps bring it within a factor 1.6.
@@ -458,10 +499,20 @@ impl RigidWorld {
         }
         let scene_joints = joints;
         let joints = add_joints(&mut world, &handles, &inertia, scene_joints)?;
-        let drive_targets = vec![None; joints.len()];
+        let drive_targets = Vec::new();
         let break_at = scene_joints.iter().map(|j| j.break_at).collect();
-        let mut rigid =
-            RigidWorld { world, handles, joints, dt: 0.0, break_at, drive_targets, kinematic, states: Vec::new() };
+        let generic = scene_joints.iter().map(|j| matches!(j.kind, JointKind::Generic { .. })).collect();
+        let mut rigid = RigidWorld {
+            world,
+            handles,
+            joints,
+            generic,
+            dt: 0.0,
+            break_at,
+            drive_targets,
+            kinematic,
+            states: Vec::new(),
+        };
         rigid.states = (0..rigid.handles.len()).map(|i| rigid.state(i)).collect();
         Ok(rigid)
     }
@@ -502,13 +553,22 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// Moves joint `j`'s drive to `position` and `velocity` from the next substep on
-    /// (its stiffness and damping stay). False when `j` is no joint or has no drive.
-    pub fn set_drive_target(&mut self, j: usize, position: f32, velocity: f32) -> bool {
-        if !matches!(self.joints.get(j), Some((_, Some(_)))) {
-            return false;
-        }
-        self.drive_targets[j] = Some((position, velocity));
+    /// Moves joint `j`'s drive on `dof` (a generic joint's; `None`: a revolute or
+    /// prismatic joint's own) to `position` and `velocity` from the next substep on
+    /// (its stiffness and damping stay). False when there is no such drive.
+    pub fn set_drive_target(&mut self, j: usize, dof: Option<JointDof>, position: f32, velocity: f32) -> bool {
+        let Some((_, axes)) = self.joints.get(j) else { return false };
+        let axis = match dof {
+            None if !self.generic[j] => axes.first().copied(),
+            Some(dof) if self.generic[j] => {
+                let axis = RAPIER_DOFS[JointDof::ALL.iter().position(|d| *d == dof).expect("every dof is listed")];
+                axes.contains(&axis).then_some(axis)
+            }
+            _ => None,
+        };
+        let Some(axis) = axis else { return false };
+        self.drive_targets.retain(|&(k, a, _, _)| (k, a) != (j, axis));
+        self.drive_targets.push((j, axis, position, velocity));
         true
     }
 
@@ -543,11 +603,10 @@ impl RigidWorld {
         self.world.impulse_joints.get(handle).is_some_and(|joint| !joint.data.is_enabled())
     }
 
-    /// Hands the pending drive targets to rapier's joints.
+    /// Hands the pending drive targets to rapier's joints, in the order they were set.
     fn apply_drive_targets(&mut self) {
-        for (j, target) in self.drive_targets.iter_mut().enumerate() {
-            let (Some((position, velocity)), (handle, Some(axis))) = (target.take(), self.joints[j]) else { continue };
-            let data = match handle {
+        for (j, axis, position, velocity) in std::mem::take(&mut self.drive_targets) {
+            let data = match self.joints[j].0 {
                 JointHandle::Impulse(h) => self.world.impulse_joints.get_mut(h, false).map(|joint| &mut joint.data),
                 JointHandle::Multibody(h) => self
                     .world

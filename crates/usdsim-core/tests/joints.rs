@@ -374,7 +374,7 @@ fn a_generic_joint_moves_only_along_its_limited_degree_of_freedom() {
     block.linear_velocity = Vec3::new(1.0, 0.5, 0.0);
     block.angular_velocity = Vec3::new(0.0, 0.0, 3.0);
     let dofs = [Locked, Locked, Limited([-0.1, 0.0]), Locked, Locked, Locked];
-    let joint = to_world(JointKind::Generic { dofs }, at, Quat::IDENTITY, at);
+    let joint = to_world(JointKind::Generic { dofs, drives: [None; 6] }, at, Quat::IDENTITY, at);
     let mut s = solver(vec![block], vec![joint]);
     for _ in 0..24 {
         s.step_frame();

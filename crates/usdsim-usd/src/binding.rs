@@ -106,7 +106,10 @@ impl Binding {
         }
         for drive in &self.drives {
             let (position, velocity) = drive.at(time);
-            solver.set_joint_target(drive.joint, position, velocity)?;
+            match drive.dof {
+                Some(dof) => solver.set_joint_dof_target(drive.joint, dof, position, velocity)?,
+                None => solver.set_joint_target(drive.joint, position, velocity)?,
+            }
         }
         for track in &self.tracks {
             let m = track.at(time);

@@ -68,6 +68,9 @@ pub enum JointKind {
     Generic {
         /// Per degree of freedom, what the joint does with it.
         dofs: [DofLimit; 6],
+        /// Per degree of freedom that is not locked, a drive on it (UsdPhysics'
+        /// `PhysicsDriveAPI:transX`…`rotZ`): radians or stage units.
+        drives: [Option<Drive>; 6],
     },
 }
 
@@ -140,7 +143,8 @@ pub struct Joint {
     pub kind: JointKind,
     /// Whether the two bodies still collide with each other (UsdPhysics' fallback: no).
     pub collision_enabled: bool,
-    /// A drive on the free axis of a revolute or prismatic joint.
+    /// A drive on the free axis of a revolute or prismatic joint (a generic joint's
+    /// drives are in its [`JointKind::Generic`]).
     pub drive: Option<Drive>,
     /// The force (mass · distance / s²) and torque the joint holds before it breaks
     /// for good; `f32::INFINITY` never breaks.

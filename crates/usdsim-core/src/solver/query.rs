@@ -79,17 +79,40 @@ impl Solver {
     /// Sets where joint `joint`'s drive (`Scene::joints`) drives to from now on: a
     /// revolute joint's angle in radians or a prismatic joint's travel, and the speed.
     pub fn set_joint_target(&mut self, joint: usize, position: f32, velocity: f32) -> Result<(), SceneError> {
+        self.drive_target(joint, None, position, velocity)
+    }
+
+    /// Sets where a generic joint's drive on `dof` (`JointKind::Generic`'s `drives`)
+    /// drives to from now on: radians or stage units, and the speed.
+    pub fn set_joint_dof_target(
+        &mut self,
+        joint: usize,
+        dof: crate::JointDof,
+        position: f32,
+        velocity: f32,
+    ) -> Result<(), SceneError> {
+        self.drive_target(joint, Some(dof), position, velocity)
+    }
+
+    /// [`Solver::set_joint_target`] and [`Solver::set_joint_dof_target`].
+    fn drive_target(
+        &mut self,
+        joint: usize,
+        dof: Option<crate::JointDof>,
+        position: f32,
+        velocity: f32,
+    ) -> Result<(), SceneError> {
         if !(position.is_finite() && velocity.is_finite()) {
             return Err(SceneError::NonFinite { body: format!("joint {joint}"), what: "drive target" });
         }
-        if self.rigid.set_drive_target(joint, position, velocity) {
+        if self.rigid.set_drive_target(joint, dof, position, velocity) {
             Ok(())
         } else {
             Err(SceneError::InvalidValue {
                 body: format!("joint {joint}"),
                 what: "drive target",
                 value: joint as f32,
-                expected: "a joint with a drive",
+                expected: "a joint with a drive there",
             })
         }
     }

@@ -146,7 +146,7 @@ pub const IMPORT_RULES: &[Rule] = &[
     warning("IM081", "a legacy PhysX attribute authored with a value usdsim does not simulate is named and ignored"),
     warning("IM082", "tearing and plasticity are not simulated on a legacy PhysX body"),
     warning("IM083", "a legacy PhysX attachment that attaches nothing (no deformable actor, no points, an auto attachment whose actors do not overlap) is ignored"),
-    warning("IM084", "a physics prim type, API or attribute usdsim does not simulate (generic, gear and rack joints, joint cone limits, PhysX particles and particle cloth, hair, tendons, vehicles, character controllers, triggers) is named and left out"),
+    warning("IM084", "a physics prim type, API or attribute usdsim does not simulate (gear and rack joints, distance limits, PhysX particles and particle cloth, hair, tendons, vehicles, character controllers, triggers) is named and left out"),
     warning("IM085", "PhysX (physx*) attributes usdsim has no mapping for are named and ignored"),
 ];
 

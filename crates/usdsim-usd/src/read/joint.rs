@@ -8,7 +8,7 @@
 
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 use openusd::sdf;
-use usdsim_core::{DofLimit, Drive, Joint, JointKind, RigidId};
+use usdsim_core::{DofLimit, Drive, Joint, JointDof, JointKind, RigidId};
 
 use crate::error::ImportError;
 use crate::read::rigid_body::pose_of;
@@ -32,6 +32,9 @@ const MAX_SAMPLES: usize = 100_000;
 pub struct DriveTrack {
     /// The joint (index into `Scene::joints`).
     pub joint: usize,
+    /// The degree of freedom of a generic joint's drive; `None`: a revolute or
+    /// prismatic joint's own.
+    pub dof: Option<JointDof>,
     /// Time code of the first sample.
     pub start: f64,
     /// `(target position, target velocity)` per time code.
@@ -182,7 +185,8 @@ pub(crate) fn read_all(
             );
             break_at = [f32::INFINITY; 2];
         }
-        let (drive, track) = drive(ctx, prim, type_name, kind, joints.len(), start)?;
+        let mut kind = kind;
+        let (drive, track) = drives(ctx, prim, type_name, &mut kind, joints.len(), start)?;
         tracks.extend(track);
         joints.push(Joint {
             name: path.to_string(),
@@ -198,18 +202,47 @@ pub(crate) fn read_all(
     Ok((joints, tracks))
 }
 
-/// The drive of joint `index` (`PhysicsDriveAPI:angular` on a revolute joint,
-/// `:linear` on a prismatic one), in radians and stage units, with its time-sampled
-/// targets; other drive instances are named, not simulated.
-fn drive(
+/// The drives of joint `index`, in radians and stage units, with their time-sampled
+/// targets: `PhysicsDriveAPI:angular` on a revolute joint and `:linear` on a prismatic
+/// one (returned), `:transX`…`:rotZ` on a generic joint's degrees of freedom that are
+/// not locked (put into its `kind`). Other drive instances are named, not simulated.
+fn drives(
     ctx: &mut Ctx,
     prim: &PrimInfo,
     type_name: &str,
-    kind: JointKind,
+    kind: &mut JointKind,
     index: usize,
     start: f64,
-) -> Result<(Option<Drive>, Option<DriveTrack>), ImportError> {
+) -> Result<(Option<Drive>, Vec<DriveTrack>), ImportError> {
     let path = &prim.path;
+    let mut tracks = Vec::new();
+    if let JointKind::Generic { dofs, drives } = kind {
+        for instance in prim.instances(DRIVE_API) {
+            let Some(k) = LIMIT_DOFS.iter().position(|(dof, _)| *dof == instance.as_str()) else {
+                ctx.warn(
+                    "IM084",
+                    path,
+                    None,
+                    format!("{DRIVE_API}:{instance} on a {type_name}: not a degree of freedom (transX…rotZ); ignored"),
+                );
+                continue;
+            };
+            if dofs[k] == DofLimit::Locked {
+                ctx.warn(
+                    "IM084",
+                    path,
+                    None,
+                    format!("{DRIVE_API}:{instance} on a {type_name}: drives a degree of freedom its {LIMIT_API}:{instance} locks; ignored"),
+                );
+                continue;
+            }
+            let (drive, track) =
+                read_drive(ctx, path, &instance, LIMIT_DOFS[k].1, index, Some(JointDof::ALL[k]), start)?;
+            drives[k] = Some(drive);
+            tracks.extend(track);
+        }
+        return Ok((None, tracks));
+    }
     let (usable, degrees) = match kind {
         JointKind::Revolute { .. } => (Some(ANGULAR), true),
         JointKind::Prismatic { .. } => (Some(LINEAR), false),
@@ -219,15 +252,6 @@ fn drive(
     for instance in prim.instances(DRIVE_API) {
         if Some(instance.as_str()) == usable {
             found = usable;
-        } else if matches!(kind, JointKind::Generic { .. }) {
-            ctx.warn(
-                "IM084",
-                path,
-                None,
-                format!(
-                    "{DRIVE_API}:{instance} on a {type_name}: drives on a generic joint are not simulated yet; ignored"
-                ),
-            );
         } else {
             ctx.warn(
                 "IM084",
@@ -237,7 +261,24 @@ fn drive(
             );
         }
     }
-    let Some(instance) = found else { return Ok((None, None)) };
+    let Some(instance) = found else { return Ok((None, tracks)) };
+    let (drive, track) = read_drive(ctx, path, instance, degrees, index, None, start)?;
+    tracks.extend(track);
+    Ok((Some(drive), tracks))
+}
+
+/// One `PhysicsDriveAPI:<instance>` of joint `index` (on `dof` of a generic joint): the
+/// drive in radians (`degrees`: its angles are per degree) or stage units, and its
+/// time-sampled targets.
+fn read_drive(
+    ctx: &mut Ctx,
+    path: &sdf::Path,
+    instance: &str,
+    degrees: bool,
+    index: usize,
+    dof: Option<JointDof>,
+    start: f64,
+) -> Result<(Drive, Option<DriveTrack>), ImportError> {
     let name = |leaf: &str| drive_attr(instance, leaf);
     // UsdPhysics' angular drives are per degree; the solver's per radian.
     let to_rad = if degrees { std::f64::consts::PI / 180.0 } else { 1.0 };
@@ -293,7 +334,7 @@ fn drive(
             last = Some(last.map_or(t, |l| l.max(t)));
         }
     }
-    let Some(last) = last.filter(|&l| l > start) else { return Ok((Some(drive), None)) };
+    let Some(last) = last.filter(|&l| l > start) else { return Ok((drive, None)) };
     let count = (((last - start).ceil() as usize) + 1).min(MAX_SAMPLES);
     let saved = ctx.time;
     let mut samples = Vec::with_capacity(count);
@@ -308,7 +349,7 @@ fn drive(
         }
     }
     ctx.time = saved;
-    Ok((Some(drive), Some(DriveTrack { joint: index, start, samples })))
+    Ok((drive, Some(DriveTrack { joint: index, dof, start, samples })))
 }
 
 /// What the joint of `kind` leaves free, with its limits; `None` (warned) for a joint
@@ -407,7 +448,7 @@ fn joint_kind(
                 );
                 return Ok(None);
             }
-            JointKind::Generic { dofs }
+            JointKind::Generic { dofs, drives: [None; 6] }
         }
         JointType::Distance => {
             if let Some(v) = attribute_values::f64_value(ctx, path, MIN_DISTANCE)?.filter(|v| *v > 0.0) {

@@ -86,7 +86,8 @@ pub(crate) fn check(walk: &mut Walk) {
         for instance in prim.instances(DRIVE_API) {
             if kind == JointType::Generic {
                 // A generic joint's degree of freedom is locked by a limit with low
-                // above high; a drive on a free one is named by the importer (IM084).
+                // above high; a drive on a free one is simulated, one on a locked one
+                // is named here and by the importer (IM084).
                 let locked = LIMIT_DOFS.iter().any(|(dof, _)| *dof == instance.as_str())
                     && prim.instances(LIMIT_API).contains(&instance)
                     && matches!(
