@@ -56,6 +56,25 @@ pub enum ColorArg {
 /// otherwise read as the input file of the implicit `run`).
 pub const SUBCOMMANDS: [&str; 6] = ["run", "validate", "inspect", "preview", "prepare", "farm"];
 
+/// Parses `argv` (`usdsim run INPUT ...`, program name first) into the arguments of
+/// `run`, as the command line would be: clap's own parser, defaults and ranges. The
+/// error is clap's message, without its usage footer.
+pub fn parse_run<I, T>(argv: I) -> Result<RunArgs, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Cli::try_parse_from(argv) {
+        Ok(Cli { command: Some(Command::Run(args)), .. }) | Ok(Cli { command: None, run: Some(args), .. }) => Ok(args),
+        Ok(_) => Err("error: not the arguments of `usdsim run`".to_string()),
+        Err(err) => {
+            let text = err.render().to_string();
+            let message = text.split("\n\nUsage:").next().unwrap_or(&text).trim_end();
+            Err(message.to_string())
+        }
+    }
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

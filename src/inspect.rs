@@ -15,7 +15,19 @@ use crate::summary::Counts;
 /// run would simulate: counts, frame range, bodies, materials, colliders, rigid bodies,
 /// pins, gravity, units, and every finding and warning a run would report.
 pub fn inspect(args: &InspectArgs) -> Result<()> {
-    let input = InputStage::open(&args.input)?;
+    let view = view(&args.input)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        print!("{}", text(&view));
+    }
+    Ok(())
+}
+
+/// What `inspect --json` prints for `path`: the stage as a run would simulate it, with
+/// every finding and warning a run would report.
+pub fn view(path: &std::path::Path) -> Result<Value> {
+    let input = InputStage::open(path)?;
     let mut findings = input.validate().map(|report| report.diagnostics).unwrap_or_default();
     let imported = input.import(None)?;
     for w in &imported.warnings {
@@ -24,14 +36,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         }
     }
     let mut view =
-        describe(&imported).with_context(|| format!("{}: cannot compute the bodies' masses", args.input.display()))?;
+        describe(&imported).with_context(|| format!("{}: cannot compute the bodies' masses", path.display()))?;
     view["findings"] = Value::Array(findings.iter().map(diagnostic_json).collect());
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&view)?);
-    } else {
-        print!("{}", text(&view));
-    }
-    Ok(())
+    Ok(view)
 }
 
 /// Rounds to 6 significant digits so output is stable and readable.

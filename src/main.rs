@@ -1,34 +1,22 @@
 //! `usdsim`: simulate the deformable bodies of an OpenUSD stage and bake the result
 //! into a new layer.
 //!
-//! The binary only wires the two libraries together: `usdsim-usd` imports the stage
-//! and exports frames, `usdsim-core` simulates. Exit codes: 0 success, 1 invalid or
+//! The binary only wires: the `usdsim` library holds the commands (`src/lib.rs`), on
+//! `usdsim-usd`, which imports the stage and exports frames, and `usdsim-core`, which
+//! simulates. Exit codes: 0 success, 1 invalid or
 //! unreadable input (for `validate`: findings), 2 usage error (for `validate`: a file
 //! that cannot be read; also a CPU without the features this build uses), 3 the
 //! simulation diverged, 4 the output cannot be written.
-
-mod cli;
-mod cpu;
-mod failure;
-mod farm;
-mod inspect;
-mod interrupt;
-mod prepare;
-mod preview;
-mod progress;
-mod report;
-mod run;
-mod summary;
-mod upgrade;
-mod validate;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, FromArgMatches};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use failure::{Failure, USAGE};
-use report::{Reporter, Style};
+use usdsim::console::Console;
+use usdsim::failure::{self, Failure, USAGE};
+use usdsim::report::{Reporter, Style};
+use usdsim::{cli, cpu, farm, inspect, prepare, preview, run, summary, upgrade, validate};
 use usdsim_usd::validate::Severity;
 
 fn main() -> ExitCode {
@@ -76,7 +64,7 @@ fn wired_main() -> ExitCode {
 /// Runs a simulation and prints its summary (text on stderr, or JSON on stdout).
 fn run(args: &cli::RunArgs, style: Style) -> ExitCode {
     let mut reporter = Reporter::new(style, args.quiet || args.json);
-    match run::run(args, &mut reporter) {
+    match run::run(args, &mut reporter, &mut Console::new(args.quiet || args.json, args.json)) {
         Ok(summary) => {
             if let Some(path) = &args.report {
                 let mut report = summary.json(reporter.warnings_json());

@@ -70,13 +70,21 @@ pub struct Reporter {
     style: Style,
     /// Print nothing on stderr (`--quiet`, or `--json`, whose report holds them).
     silent: bool,
+    /// Print errors neither (a caller that returns them: the Python module).
+    mute: bool,
     warnings: Vec<Diagnostic>,
 }
 
 impl Reporter {
     /// A reporter that prints on stderr unless `silent`.
     pub fn new(style: Style, silent: bool) -> Reporter {
-        Reporter { style, silent, warnings: Vec::new() }
+        Reporter { style, silent, mute: false, warnings: Vec::new() }
+    }
+
+    /// A reporter that prints nothing, errors included, and only keeps the warnings,
+    /// for callers that return them (the Python module).
+    pub fn silent() -> Reporter {
+        Reporter { mute: true, ..Reporter::new(Style { colour: false }, true) }
     }
 
     /// The colouring in use.
@@ -134,7 +142,9 @@ impl Reporter {
     /// Prints a finding that stops the command: always, even when quiet or under
     /// `--json` (whose report carries it too).
     pub fn error(&self, diagnostic: &Diagnostic) {
-        eprintln!("{}", self.style.line(diagnostic));
+        if !self.mute {
+            eprintln!("{}", self.style.line(diagnostic));
+        }
     }
 
     /// The warnings so far, as the JSON report lists them.

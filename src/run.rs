@@ -2,15 +2,14 @@
 
 use crate::cli::{ModelArg, RunArgs};
 use crate::failure::{divergence_hint, Diverged, Interrupted, ValidationFailed};
-use crate::interrupt::Interrupt;
-use crate::progress::Progress;
 use crate::report::{Reporter, OVERRIDE_UNUSED, RESUMED_EDITED};
 use crate::summary::{BodyResult, Counts, FrameRange, RangeSource, Summary};
 use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
 use std::time::Instant;
 use usdsim_core::{Model, Plasticity, Scene, Settings, Solver, Springs};
 use usdsim_usd::validate::Severity;
-use usdsim_usd::{default_output_path, Baker, InputStage, NonFinite, OpenError, StageInfo};
+use usdsim_usd::{default_output_path, Baker, Imported, InputStage, NonFinite, OpenError, StageInfo};
 
 /// Frames a run bakes when neither `--frames` nor the stage's `endTimeCode` says.
 pub const FALLBACK_FRAMES: u32 = 240;
@@ -31,17 +30,76 @@ enum Stop {
     Diverged(NonFinite),
 }
 
-/// Runs a simulation as `args` describe, reporting warnings through `reporter`, and
-/// returns the summary for the caller to print.
-pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
-    if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads as usize)
-            .build_global()
-            .context("cannot start the worker threads")?;
+/// What a run tells its caller as it goes, and asks it between frames: the command's
+/// progress bar, `OUTPUT_FILE:` lines and signal flags ([`crate::console::Console`]), or the
+/// Python module's callback and Python's own signal handlers. Every method has a
+/// do-nothing default.
+pub trait Watch: Send {
+    /// The bake is about to simulate from frame `from` (0, or where a resume took up)
+    /// to `frames`.
+    fn start(&mut self, _from: u32, _frames: u32) {}
+    /// Frame `done` of `frames` is baked.
+    fn frame(&mut self, _done: u32, _frames: u32) {}
+    /// `files` were written (clips as they stream, and at the end the output): each file
+    /// is given once.
+    fn written(&mut self, _files: &[PathBuf]) {}
+    /// The frame loop is over (finished or stopped), before the output is completed.
+    fn finish(&mut self) {}
+    /// Asked before each frame: a signal number stops the bake there, its frames kept
+    /// and written, and the run fails with [`Interrupted`].
+    fn stop(&mut self) -> Option<i32> {
+        None
     }
-    let talk = !args.quiet && !args.json;
-    let output = args.output.clone().unwrap_or_else(|| default_output_path(&args.input));
+}
+
+/// A run's scene, ready to simulate: what [`set_up`] makes of the input and the
+/// settings, before any frame. [`run`] bakes it; the Python module steps it.
+pub struct Setup {
+    /// The input, as given.
+    pub input: PathBuf,
+    /// The imported stage, with the overrides of the command line applied.
+    pub imported: Imported,
+    /// The solver settings the run uses.
+    pub settings: Settings,
+    /// The frames a bake covers.
+    pub range: FrameRange,
+    /// Bodies, vertices, elements, colliders, for the summary.
+    pub counts: Counts,
+    /// The solver, at frame 0.
+    pub solver: Solver,
+    /// Frames per clip.
+    pub chunk: u32,
+    /// The run's fingerprint ([`Imported::fingerprint`]), which `--resume` checks.
+    pub fingerprint: String,
+    /// `--threads`' worker pool; `None`: rayon's global pool, one thread per core.
+    pub pool: Option<rayon::ThreadPool>,
+    /// Seconds spent opening, validating and importing.
+    pub import_s: f64,
+}
+
+/// Runs `work` on `pool`'s threads, or on rayon's global pool without one. Only the
+/// heavy calls go through here, so that the thread driving a run (Python's main thread,
+/// where its signal handlers run) stays the caller's.
+pub fn within<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Opens, validates and imports `args.input`, applies the command line's overrides and
+/// builds the solver, reporting every warning through `reporter`: everything a run does
+/// before its first frame.
+pub fn set_up(args: &RunArgs, reporter: &mut Reporter) -> Result<Setup> {
+    let pool = match args.threads {
+        Some(threads) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads as usize)
+                .build()
+                .context("cannot start the worker threads")?,
+        ),
+        None => None,
+    };
     let file = args.input.display().to_string();
 
     let t0 = Instant::now();
@@ -82,17 +140,40 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         ..Settings::default()
     };
     let counts = Counts::of(&imported.scene);
-    let solver =
-        Solver::new(imported.scene.clone(), settings).with_context(|| format!("{file}: cannot simulate this scene"))?;
+    let scene = imported.scene.clone();
+    let solver = within(pool.as_ref(), || Solver::new(scene, settings))
+        .with_context(|| format!("{file}: cannot simulate this scene"))?;
     for warning in solver.warnings() {
         reporter.warn_solver(&file, warning);
     }
-    let interrupt = Interrupt::install();
     let chunk = args.chunk.unwrap_or_else(|| imported.default_chunk());
     let fingerprint = imported.fingerprint(&settings, chunk);
+    Ok(Setup {
+        input: args.input.clone(),
+        imported,
+        settings,
+        range,
+        counts,
+        solver,
+        chunk,
+        fingerprint,
+        pool,
+        import_s,
+    })
+}
+
+/// Runs a simulation as `args` describe, reporting warnings through `reporter` and
+/// progress through `watch`, and returns the summary for the caller to print.
+pub fn run(args: &RunArgs, reporter: &mut Reporter, watch: &mut dyn Watch) -> Result<Summary> {
+    let talk = !args.quiet && !args.json;
+    let output = args.output.clone().unwrap_or_else(|| default_output_path(&args.input));
+    let Setup { imported, settings, range, counts, solver, fingerprint, pool, import_s, .. } = set_up(args, reporter)?;
+    let pool = pool.as_ref();
+    let info = &imported.stage;
     // The output is checked (and probed for writing) before any simulating.
     let mut baker = if args.resume {
-        let (baker, resumed) = Baker::resume(&imported, solver, &output, range.frames, args.chunk, &fingerprint)?;
+        let (baker, resumed) =
+            within(pool, || Baker::resume(&imported, solver, &output, range.frames, args.chunk, &fingerprint))?;
         for prim in &resumed.edited {
             reporter.warn_general(
                 RESUMED_EDITED,
@@ -123,32 +204,33 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         );
     }
 
-    let mut progress = Progress::new(range.frames, baker.frame(), !talk);
+    watch.start(baker.frame(), range.frames);
     let t1 = Instant::now();
     let mut stopped = None;
     let mut announced = 0;
     let mut frame_ms = Vec::with_capacity(range.frames as usize);
     while baker.frame() < range.frames {
-        if let Some(signal) = interrupt.signal() {
+        if let Some(signal) = watch.stop() {
             stopped = Some(Stop::Signal(signal));
             break;
         }
         let t = Instant::now();
-        let step = baker.step()?;
+        let step = within(pool, || baker.step())?;
         frame_ms.push(1e3 * t.elapsed().as_secs_f64());
         if let Some(bad) = step {
             stopped = Some(Stop::Diverged(bad));
             break;
         }
-        announced = announce(&baker.written()[announced..], args.json, announced);
-        progress.frame(baker.frame());
+        watch.written(&baker.written()[announced..]);
+        announced = baker.written().len();
+        watch.frame(baker.frame(), range.frames);
     }
-    progress.finish();
+    watch.finish();
     // Clips written while stepping count as export, not simulation.
     let simulate_s = (t1.elapsed().as_secs_f64() - baker.export_seconds()).max(0.0);
     let finished = baker.finish()?;
     let export_s = finished.export_s;
-    announce(&finished.written[announced..], args.json, announced);
+    watch.written(&finished.written[announced..]);
     match stopped {
         None => {}
         Some(Stop::Diverged(bad)) => {
@@ -202,27 +284,12 @@ pub fn run(args: &RunArgs, reporter: &mut Reporter) -> Result<Summary> {
         projections_per_frame: solver.stats().projections_per_frame,
         substeps: solver.settings().substeps,
         iterations: solver.settings().iterations,
-        threads: rayon::current_num_threads(),
+        threads: pool.map_or_else(rayon::current_num_threads, rayon::ThreadPool::current_num_threads),
         import_s,
         simulate_s,
         export_s,
         bodies,
     })
-}
-
-/// Prints `OUTPUT_FILE: <path>` on stdout for each of `files` as soon as it is
-/// written (the line Houdini PDG and farm scripts look for; under `--json` the
-/// summary's `files` lists them instead); returns how many are announced in all.
-fn announce(files: &[std::path::PathBuf], json: bool, before: usize) -> usize {
-    if !json {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        for file in files {
-            let _ = writeln!(out, "OUTPUT_FILE: {}", file.display());
-        }
-        let _ = out.flush();
-    }
-    before + files.len()
 }
 
 /// Applies the command line's whole-scene overrides of the `usdsim:` schema values

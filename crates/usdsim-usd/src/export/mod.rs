@@ -398,6 +398,30 @@ impl Bake {
         self.hold_topology();
     }
 
+    /// Makes room for frames up to `last` (a simulation stepped with no end known in
+    /// advance, as the Python module's): the frames recorded are kept, the new ones are
+    /// empty until recorded. A `last` at or before the bake's last frame changes nothing.
+    pub fn extend_to(&mut self, last: u32) {
+        if last <= self.frames {
+            return;
+        }
+        let slots = (last - self.first) as usize + 1;
+        for track in self.tracks.iter_mut().chain(self.embedded.iter_mut().map(|e| &mut e.track)) {
+            track.frames.resize(slots, None);
+        }
+        for extras in &mut self.extras {
+            extras.topology.resize(slots, None);
+            extras.rest.resize(slots, None);
+        }
+        for track in &mut self.rigid {
+            track.frames.resize(slots, None);
+        }
+        for track in &mut self.joints {
+            track.frames.resize(slots, None);
+        }
+        self.frames = last;
+    }
+
     /// Samples the topology in effect at this window's first frame of every body that
     /// can tear (a clip must not rely on another clip for it), and marks the bake as
     /// streamed.
