@@ -17,12 +17,22 @@ const PACKAGES: &[&str] = &["usd-core", "numpy"];
 /// What a Python must import to count.
 const PROBE: &str = "import pxr.Usd, pxr.Sdf, pxr.UsdValidation, numpy";
 
-/// The venv's folder: under the workspace's `target/`, so `cargo clean` removes it.
-fn venv_dir() -> PathBuf {
+/// What the Python module's tests need besides: the test runner and the wheel builder.
+const MODULE_PACKAGES: &[&str] = &["usd-core", "numpy", "pytest", "maturin"];
+
+/// What the module's venv must import to count.
+const MODULE_PROBE: &str = "import pxr.Usd, pxr.Sdf, pxr.UsdValidation, numpy, pytest, maturin";
+
+/// A venv's folder: under the workspace's `target/`, so `cargo clean` removes it.
+fn target_dir(name: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("pxr-venv")
+    target.join(name)
+}
+
+fn venv_dir() -> PathBuf {
+    target_dir("pxr-venv")
 }
 
 fn venv_python(dir: &Path) -> PathBuf {
@@ -30,7 +40,11 @@ fn venv_python(dir: &Path) -> PathBuf {
 }
 
 fn imports_pxr(python: &Path) -> bool {
-    Command::new(python).args(["-c", PROBE]).output().is_ok_and(|o| o.status.success())
+    imports(python, PROBE)
+}
+
+fn imports(python: &Path, probe: &str) -> bool {
+    Command::new(python).args(["-c", probe]).output().is_ok_and(|o| o.status.success())
 }
 
 fn describe(what: &str, out: std::io::Result<Output>) -> Result<(), String> {
@@ -44,30 +58,35 @@ fn describe(what: &str, out: std::io::Result<Output>) -> Result<(), String> {
 /// Makes the venv, or waits for another test process making it (a file lock beside
 /// it), then checks it imports Pixar's USD.
 fn make_venv(dir: &Path) -> Result<PathBuf, String> {
+    make_venv_with(dir, PACKAGES, PROBE)
+}
+
+/// Makes the venv at `dir` with `packages` unless it already imports `probe`.
+fn make_venv_with(dir: &Path, packages: &[&str], probe: &str) -> Result<PathBuf, String> {
     let python = venv_python(dir);
     let parent = dir.parent().expect("the venv has a parent folder");
     std::fs::create_dir_all(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
     let lock_path = dir.with_extension("lock");
     let lock = std::fs::File::create(&lock_path).map_err(|err| format!("{}: {err}", lock_path.display()))?;
     lock.lock().map_err(|err| format!("{}: {err}", lock_path.display()))?;
-    if imports_pxr(&python) {
+    if imports(&python, probe) {
         return Ok(python);
     }
     note(&format!(
         "`import pxr` fails in python3; installing {} into {} (once)",
-        PACKAGES.join(" and "),
+        packages.join(" and "),
         dir.display()
     ));
     describe("python3 -m venv", Command::new("python3").args(["-m", "venv", "--clear"]).arg(dir).output())?;
     let pip = Command::new(&python)
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-        .args(PACKAGES)
+        .args(packages)
         .output();
-    describe(&format!("pip install {}", PACKAGES.join(" ")), pip)?;
-    if imports_pxr(&python) {
+    describe(&format!("pip install {}", packages.join(" ")), pip)?;
+    if imports(&python, probe) {
         Ok(python)
     } else {
-        Err(format!("{} still cannot `{PROBE}`", python.display()))
+        Err(format!("{} still cannot `{probe}`", python.display()))
     }
 }
 
@@ -105,4 +124,28 @@ pub fn python(check: &str) -> Option<PathBuf> {
 pub fn note(text: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "note: {text}");
+}
+
+/// A Python of its own (`target/py-venv`, made once) with Pixar's USD, numpy, pytest and
+/// maturin, into which the Python module's tests install the wheel they build; `None`
+/// (after a note) where it cannot be had outside CI.
+pub fn module_python(check: &str) -> Option<PathBuf> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let dir = target_dir("py-venv");
+        if imports(&venv_python(&dir), MODULE_PROBE) {
+            return Ok(venv_python(&dir));
+        }
+        make_venv_with(&dir, MODULE_PACKAGES, MODULE_PROBE)
+    });
+    match found {
+        Ok(python) => Some(python.clone()),
+        Err(why) if std::env::var_os("CI").is_some() => {
+            panic!("CI must run {check}, but no Python with usd-core, numpy, pytest and maturin could be had: {why}")
+        }
+        Err(why) => {
+            note(&format!("skipping {check}: no Python with usd-core, numpy, pytest and maturin could be had: {why}"));
+            None
+        }
+    }
 }
