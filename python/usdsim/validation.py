@@ -111,7 +111,7 @@ def _findings(stage: Any) -> List[Dict[str, Any]]:
 
 def _register() -> None:
     """Registers every rule's validator, the suite and the fixer with ``UsdValidation``."""
-    from pxr import Plug, Sdf, Tf, Usd, UsdValidation
+    from pxr import Plug, Sdf, Usd, UsdValidation
 
     # Effective only before the validation registry first reads plugin metadata; after
     # that the validators are registered with explicit metadata below instead.
@@ -176,6 +176,7 @@ def _register() -> None:
         errorName="DB304",
     )
     rules = _usdsim.rules()
+    entries = plug_info()["Plugins"][0]["Info"]["Validators"]
     declared = registry.GetValidatorMetadata(validator_name(rules[0]["code"])) is not None
     validators = []
     for rule in rules:
@@ -187,7 +188,7 @@ def _register() -> None:
         if declared:
             registry.RegisterPluginStageValidator(name, task(rule["code"]), fixers)
         else:
-            entry = plug_info()["Plugins"][0]["Info"]["Validators"][rule["code"]]
+            entry = entries[rule["code"]]
             metadata = UsdValidation.ValidatorMetadata(
                 name=name, keywords=[KEYWORD] + entry["keywords"], doc=entry["doc"]
             )
@@ -197,12 +198,11 @@ def _register() -> None:
         if declared:
             registry.RegisterPluginValidatorSuite(SUITE, validators)
         else:
-            entry = plug_info()["Plugins"][0]["Info"]["Validators"]["deformables"]
+            entry = entries["deformables"]
             metadata = UsdValidation.ValidatorMetadata(
                 name=SUITE, keywords=[KEYWORD], doc=entry["doc"], isSuite=True
             )
             registry.RegisterValidatorSuite(metadata, validators)
-    del Tf
 
 
 if __name__ == "__main__":
