@@ -80,6 +80,22 @@ def test_a_kinematic_target_set_from_python_moves_the_body(tmp_path):
     np.testing.assert_allclose(baked_world_points(stage, path, 3), start + lift, atol=1e-5)
 
 
+def test_kinematic_targets_take_float64_arrays_and_lists(tmp_path):
+    scene, path = cube_scene(tmp_path)
+    sim = usdsim.Simulation(scene)
+    start = sim.points(path).astype(np.float64)
+    sim.set_kinematic_target(path, start + [0.0, 0.1, 0.0])  # float64, converted once
+    sim.step()
+    np.testing.assert_allclose(sim.points(path), start + [0.0, 0.1, 0.0], atol=1e-6)
+    sim.set_kinematic_target(path, (start + [0.0, 0.2, 0.0]).tolist())  # nested lists
+    sim.step()
+    np.testing.assert_allclose(sim.points(path), start + [0.0, 0.2, 0.0], atol=1e-6)
+    with pytest.raises(ValueError, match=path):
+        sim.set_kinematic_target(path, start[:, 0])  # one-dimensional
+    with pytest.raises(ValueError, match=path):
+        sim.set_kinematic_target(path, [["a", "b", "c"]] * len(start))
+
+
 def test_bad_targets_and_paths_are_refused_with_their_names(tmp_path):
     scene, path = cube_scene(tmp_path)
     sim = usdsim.Simulation(scene)

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{AllowTypeChange, PyArray2, PyArrayLike2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -191,8 +191,15 @@ impl Simulation {
     /// units) at the end of the next frame: its vertices move there linearly across the
     /// frame's substeps and push what they meet. From then on Python drives the body:
     /// it holds at its latest target instead of following the stage's animation.
-    fn set_kinematic_target(&mut self, path: &str, points: PyReadonlyArray2<'_, f32>) -> PyResult<()> {
+    /// Any array-like of numbers is taken (float64 arrays, nested lists), converted to
+    /// float32 once by numpy; a float32 C-contiguous array is read in place.
+    fn set_kinematic_target(&mut self, path: &str, points: Bound<'_, PyAny>) -> PyResult<()> {
         let body = self.body(path)?;
+        // Extracted by hand rather than in the signature, so that a shape or dtype
+        // numpy cannot convert is a ValueError naming the prim, not a bare TypeError.
+        let points: PyArrayLike2<'_, f32, AllowTypeChange> = points.extract().map_err(|err| {
+            PyValueError::new_err(format!("{path}: targets must be an (N, 3) array of numbers: {err}"))
+        })?;
         let shape = points.shape();
         if shape.len() != 2 || shape[1] != 3 {
             return Err(PyValueError::new_err(format!("{path}: targets must be an (N, 3) array, not {shape:?}")));
