@@ -1178,6 +1178,43 @@ def arm_six_joints(n=6, link=0.2):
     write("arm_six_joints.usda", text)
 
 
+def tissue_patch(cells=(12, 18, 4)):
+    """Issue 50's surgical-tissue case: a thin, fine, nearly incompressible patch that
+    asks for self collision, 10 cm above a ground plane."""
+    nx, ny, nz = cells
+    size = (0.033, 0.045, 0.006)
+    volume = size[0] * size[1] * size[2]
+    density = 0.009 / volume  # 9 g
+    doc = (
+        f"A 33 x 45 x 6 mm tissue patch ({nx}x{ny}x{nz} cells, 6 tets each), 9 g, E = 80 kPa, nu = 0.47, "
+        "elasticity damping 0.08, self collision on, 10 cm above a ground plane; Z-up, metres."
+    )
+    points, tets, _ = tet_grid(nx, ny, nz, size, (-size[0] / 2, -size[1] / 2, 0.1))
+    material = (
+        '        def Material "Tissue" (\n'
+        '            prepend apiSchemas = ["OmniPhysicsBaseMaterialAPI", "OmniPhysicsDeformableMaterialAPI", "PhysxDeformableMaterialAPI"]\n'
+        "        )\n"
+        "        {\n"
+        f"            float omniphysics:density = {fmt(round(density, 3))}\n"
+        "            float omniphysics:dynamicFriction = 0.5\n"
+        "            float omniphysics:poissonsRatio = 0.47\n"
+        "            float omniphysics:staticFriction = 0.5\n"
+        "            float omniphysics:youngsModulus = 80000\n"
+        "            float physxDeformableMaterial:elasticityDamping = 0.08\n"
+        "        }\n"
+    )
+    body = tet_mesh("Patch", points, tets, "/World/Materials/Tissue")
+    body = body.replace('"MaterialBindingAPI"]', '"MaterialBindingAPI", "PhysxBaseDeformableBodyAPI"]')
+    body = body.replace(
+        "        bool omniphysics:deformableBodyEnabled = 1\n",
+        "        bool omniphysics:deformableBodyEnabled = 1\n        bool physxDeformableBody:selfCollision = 1\n",
+    )
+    text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
+    text += "\n" + '    def Scope "Materials"\n    {\n' + material + "    }\n\n" + body
+    text += "\n" + ground() + "}\n"
+    write("tissue_patch.usda", text)
+
+
 if __name__ == "__main__":
     tet_cube_on_ground()
     cloth_on_sphere()
@@ -1206,3 +1243,4 @@ if __name__ == "__main__":
     door_with_cloth()
     gripper_cube()
     arm_six_joints()
+    tissue_patch()

@@ -357,7 +357,7 @@ mod tests {
                             [&g_dev, &g_area],
                             c,
                             [m.compliance_dev, a],
-                            m.damping,
+                            [m.damping; 2],
                             &mut lambda,
                             step,
                         ),
