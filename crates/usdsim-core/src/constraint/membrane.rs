@@ -357,7 +357,7 @@ mod tests {
                             [&g_dev, &g_area],
                             c,
                             [m.compliance_dev, a],
-                            [m.damping; 2],
+                            m.damping,
                             &mut lambda,
                             step,
                         ),

@@ -24,8 +24,7 @@ pub struct Tet {
     pub compliance_vol: f32,
     /// Rest value of `det F` that balances the deviatoric term, `1 + μ/λ'`.
     pub gamma: f32,
-    /// Rayleigh damping time constant, seconds, of the deviatoric constraint (the
-    /// hydrostatic one is undamped, see `project`).
+    /// Rayleigh damping time constant, seconds.
     pub damping: f32,
 }
 
@@ -111,12 +110,7 @@ impl Constraint for Tet {
         let (g_dev, g_vol) = (grad(f * (1.0 / norm)), grad(cof));
         let c = [norm, f.determinant() - self.gamma];
         let compliance = [self.compliance_dev, self.compliance_vol];
-        // Damping on the shape change only: a volume change is a compression wave far
-        // above any substep's resolution, and damping it only slowed the iterations (by
-        // `1 + τ/dt`, eq. 26) until a damped thin patch resting on the ground sank
-        // through its bottom layer of tets (issue 50; `tests/physics.rs`).
-        let damping = [self.damping, 0.0];
         // SAFETY: forwarded contract.
-        unsafe { xpbd::apply_pair(x, x_prev, w, &self.v, [&g_dev, &g_vol], c, compliance, damping, lambda, step) };
+        unsafe { xpbd::apply_pair(x, x_prev, w, &self.v, [&g_dev, &g_vol], c, compliance, self.damping, lambda, step) };
     }
 }

@@ -80,8 +80,7 @@ pub unsafe fn apply<const N: usize>(
 /// constraints are both non-zero with parallel gradients and balance each other, so
 /// projecting them one after the other ping-pongs (each alone would collapse or inflate
 /// the element), while the coupled solve finds the balancing multipliers directly
-/// (Macklin & Müller 2021, §5, "coupled solve"). Each constraint has its own damping
-/// time constant (eq. 26 row by row), so that one of the two may be undamped.
+/// (Macklin & Müller 2021, §5, "coupled solve").
 ///
 /// # Safety
 /// No other thread may touch the vertices in `idx` or these multipliers (colouring).
@@ -95,7 +94,7 @@ pub unsafe fn apply_pair<const N: usize>(
     grad: [&[Vec3; N]; 2],
     c: [f32; 2],
     compliance: [f32; 2],
-    damping: [f32; 2],
+    damping: f32,
     lambda: &mut [f32; 2],
     step: Step,
 ) {
@@ -108,29 +107,27 @@ pub unsafe fn apply_pair<const N: usize>(
         a00 += wi * g0.length_squared() as f64;
         a01 += wi * g0.dot(g1) as f64;
         a11 += wi * g1.length_squared() as f64;
-        if damping[0] > 0.0 || damping[1] > 0.0 {
+        if damping > 0.0 {
             // SAFETY: exclusive per the caller's contract.
             let dx = (unsafe { *x.get(i) } - x_prev[i]).as_vec3();
             r0 += g0.dot(dx) as f64;
             r1 += g1.dot(dx) as f64;
         }
     }
-    // Each row's damping scales its own row of the system (eq. 26 per constraint).
-    let (gamma0, gamma1) = ((damping[0] / step.dt) as f64, (damping[1] / step.dt) as f64);
+    let gamma = (damping / step.dt) as f64;
     let alpha0 = (compliance[0] * step.inv_dt2) as f64;
     let alpha1 = (compliance[1] * step.inv_dt2) as f64;
-    let m00 = (1.0 + gamma0) * a00 + alpha0;
-    let m01 = (1.0 + gamma0) * a01;
-    let m10 = (1.0 + gamma1) * a01;
-    let m11 = (1.0 + gamma1) * a11 + alpha1;
-    let b0 = -(c[0] as f64) - alpha0 * lambda[0] as f64 - gamma0 * r0;
-    let b1 = -(c[1] as f64) - alpha1 * lambda[1] as f64 - gamma1 * r1;
-    let det = m00 * m11 - m01 * m10;
+    let m00 = (1.0 + gamma) * a00 + alpha0;
+    let m01 = (1.0 + gamma) * a01;
+    let m11 = (1.0 + gamma) * a11 + alpha1;
+    let b0 = -(c[0] as f64) - alpha0 * lambda[0] as f64 - gamma * r0;
+    let b1 = -(c[1] as f64) - alpha1 * lambda[1] as f64 - gamma * r1;
+    let det = m00 * m11 - m01 * m01;
     if det.abs() <= 1e-30 * (m00 * m11).abs().max(1e-300) {
         return;
     }
     let d0 = ((b0 * m11 - b1 * m01) / det) as f32;
-    let d1 = ((m00 * b1 - m10 * b0) / det) as f32;
+    let d1 = ((m00 * b1 - m01 * b0) / det) as f32;
     if !(d0.is_finite() && d1.is_finite()) {
         return;
     }
