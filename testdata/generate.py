@@ -152,7 +152,12 @@ def volume_material(name, e, nu, density=None, indent="    "):
     )
 
 
-def tet_mesh(name, points, tets, material, indent="    ", translate=None):
+def tet_mesh(name, points, tets, material, indent="    ", translate=None, body_api="", body_attrs=""):
+    """A volume body; `body_api` adds one more applied API schema and `body_attrs` lines
+    (at the body's indent plus four) after `deformableBodyEnabled`, as `cloth_mesh` does."""
+    apis = '"OmniPhysicsDeformableBodyAPI", "OmniPhysicsVolumeDeformableSimAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"'
+    if body_api:
+        apis += f', "{body_api}"'
     xf = ""
     if translate is not None:
         xf = (
@@ -161,11 +166,12 @@ def tet_mesh(name, points, tets, material, indent="    ", translate=None):
         )
     return (
         f'{indent}def TetMesh "{name}" (\n'
-        f'{indent}    prepend apiSchemas = ["OmniPhysicsDeformableBodyAPI", "OmniPhysicsVolumeDeformableSimAPI", "PhysicsCollisionAPI", "MaterialBindingAPI"]\n'
+        f"{indent}    prepend apiSchemas = [{apis}]\n"
         f"{indent})\n"
         f"{indent}{{\n"
         f"{indent}    rel material:binding:physics = <{material}>\n"
         f"{indent}    bool omniphysics:deformableBodyEnabled = 1\n"
+        f"{body_attrs}"
         f"{indent}    point3f[] points = {vec_list(points)}\n"
         f"{indent}    int4[] tetVertexIndices = {int_tuple_list(tets)}\n"
         f"{xf}"
@@ -1203,11 +1209,13 @@ def tissue_patch(cells=(12, 18, 4)):
         "            float physxDeformableMaterial:elasticityDamping = 0.08\n"
         "        }\n"
     )
-    body = tet_mesh("Patch", points, tets, "/World/Materials/Tissue")
-    body = body.replace('"MaterialBindingAPI"]', '"MaterialBindingAPI", "PhysxBaseDeformableBodyAPI"]')
-    body = body.replace(
-        "        bool omniphysics:deformableBodyEnabled = 1\n",
-        "        bool omniphysics:deformableBodyEnabled = 1\n        bool physxDeformableBody:selfCollision = 1\n",
+    body = tet_mesh(
+        "Patch",
+        points,
+        tets,
+        "/World/Materials/Tissue",
+        body_api="PhysxBaseDeformableBodyAPI",
+        body_attrs="        bool physxDeformableBody:selfCollision = 1\n",
     )
     text = header(doc) + 'def Xform "World"\n{\n' + physics_scene()
     text += "\n" + '    def Scope "Materials"\n    {\n' + material + "    }\n\n" + body

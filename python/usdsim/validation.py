@@ -176,8 +176,9 @@ def _register() -> None:
         errorName="DB304",
     )
     rules = _usdsim.rules()
-    entries = plug_info()["Plugins"][0]["Info"]["Validators"]
     declared = registry.GetValidatorMetadata(validator_name(rules[0]["code"])) is not None
+    # Metadata of our own only where the registry has none from plugInfo.json.
+    entries = {} if declared else plug_info()["Plugins"][0]["Info"]["Validators"]
     validators = []
     for rule in rules:
         name = validator_name(rule["code"])

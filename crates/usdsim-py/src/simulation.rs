@@ -200,13 +200,15 @@ impl Simulation {
         let points: PyArrayLike2<'_, f32, AllowTypeChange> = points.extract().map_err(|err| {
             PyValueError::new_err(format!("{path}: targets must be an (N, 3) array of numbers: {err}"))
         })?;
+        // Two-dimensional by the extraction; the rows must be points.
         let shape = points.shape();
-        if shape.len() != 2 || shape[1] != 3 {
+        if shape[1] != 3 {
             return Err(PyValueError::new_err(format!("{path}: targets must be an (N, 3) array, not {shape:?}")));
         }
-        let flat =
-            points.as_slice().map(<[f32]>::to_vec).unwrap_or_else(|_| points.as_array().iter().copied().collect());
-        let target: Vec<glam::Vec3> = flat.chunks_exact(3).map(glam::Vec3::from_slice).collect();
+        let target: Vec<glam::Vec3> = match points.as_slice() {
+            Ok(flat) => flat.chunks_exact(3).map(glam::Vec3::from_slice).collect(),
+            Err(_) => points.as_array().rows().into_iter().map(|r| glam::Vec3::new(r[0], r[1], r[2])).collect(),
+        };
         // The solver checks the body is kinematic, the count and finiteness.
         self.setup
             .solver
