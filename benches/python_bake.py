@@ -19,8 +19,8 @@ Nothing else should run on the machine meanwhile.
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,9 +80,7 @@ def main() -> None:
             f"{name}() on {array.shape[0]:,} points ({array.nbytes / 1e6:.1f} MB float32): "
             f"median {1e6 * statistics.median(times):.0f} µs, best {1e6 * min(times):.0f} µs over {args.calls} calls"
         )
-    for f in work.iterdir():
-        f.unlink()
-    os.rmdir(work)
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":
